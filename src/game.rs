@@ -1,0 +1,444 @@
+//! The one small game API that every game implements and every search,
+//! tool and protocol command is written against.
+//!
+//! A game is a value type (`Clone`) holding one position. The searches use
+//! copy-make: they clone the position and call [`Game::play`] on the copy.
+//! History-dependent rules (repetition) are not part of the position; they are
+//! handled generically by [`GameState`], which keeps the repetition keys of
+//! the positions played so far.
+//!
+//! The side to move after a move is whatever [`Game::side_to_move`] says: it
+//! may stay the same (Dots and Boxes after a box, CTOR within a turn), so no
+//! code may assume strict alternation.
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// One of the two players. `X` moves first and is `p1` in UGI terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Player {
+    /// The first player (`x`, UGI `p1`).
+    X,
+    /// The second player (`o`, UGI `p2`).
+    O,
+}
+
+impl Player {
+    /// The opponent.
+    #[inline]
+    pub fn other(self) -> Player {
+        match self {
+            Player::X => Player::O,
+            Player::O => Player::X,
+        }
+    }
+
+    /// 0 for `X`, 1 for `O`; handy for indexing per-player arrays.
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The letter used in position strings.
+    pub fn to_char(self) -> char {
+        match self {
+            Player::X => 'x',
+            Player::O => 'o',
+        }
+    }
+
+    /// Parses the side-to-move field of a position string (`x` or `o`).
+    pub fn parse(field: &str) -> Result<Player, String> {
+        match field {
+            "x" => Ok(Player::X),
+            "o" => Ok(Player::O),
+            _ => Err(format!("side to move must be 'x' or 'o', not '{field}'")),
+        }
+    }
+}
+
+/// How a finished game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The given player won.
+    Win(Player),
+    /// Nobody won.
+    Draw,
+}
+
+impl Outcome {
+    /// Decides a game by counting: more of something wins, equal is a draw.
+    pub fn by_count(x: u32, o: u32) -> Outcome {
+        match x.cmp(&o) {
+            std::cmp::Ordering::Greater => Outcome::Win(Player::X),
+            std::cmp::Ordering::Less => Outcome::Win(Player::O),
+            std::cmp::Ordering::Equal => Outcome::Draw,
+        }
+    }
+
+    /// The answer to UGI `query result`.
+    pub fn ugi_name(self) -> &'static str {
+        match self {
+            Outcome::Win(Player::X) => "p1win",
+            Outcome::Win(Player::O) => "p2win",
+            Outcome::Draw => "draw",
+        }
+    }
+
+    /// +1 if `player` won, -1 if they lost, 0 for a draw.
+    pub fn sign_for(self, player: Player) -> i32 {
+        match self {
+            Outcome::Win(p) if p == player => 1,
+            Outcome::Win(_) => -1,
+            Outcome::Draw => 0,
+        }
+    }
+}
+
+/// The type of a UGI option, as announced in the `option` lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// `type check`: `true` or `false`.
+    Check,
+    /// `type spin` with inclusive bounds.
+    Spin {
+        /// Smallest accepted value.
+        min: i64,
+        /// Largest accepted value.
+        max: i64,
+    },
+    /// `type combo` with the accepted values.
+    Combo(Vec<&'static str>),
+    /// `type string`: free text validated by the owner.
+    Text,
+}
+
+/// A UGI option: its name, type and default value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// Option name as sent in `setoption name <name>`.
+    pub name: &'static str,
+    /// Its type.
+    pub kind: OptionKind,
+    /// Its default value, as text.
+    pub default: String,
+}
+
+impl OptionSpec {
+    /// The `option name … type …` line announced after `ugi`.
+    pub fn ugi_line(&self) -> String {
+        let head = format!("option name {} type", self.name);
+        match &self.kind {
+            OptionKind::Check => format!("{head} check default {}", self.default),
+            OptionKind::Spin { min, max } => {
+                format!("{head} spin default {} min {min} max {max}", self.default)
+            }
+            OptionKind::Combo(vars) => {
+                let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
+                format!("{head} combo default {}{vars}", self.default)
+            }
+            OptionKind::Text => format!("{head} string default {}", self.default),
+        }
+    }
+}
+
+/// Parses a `check` option value.
+pub fn parse_check(name: &str, value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("option {name} takes true or false, not '{value}'")),
+    }
+}
+
+/// The options of one game (`Rules`, `Size`, `Heaps`, …).
+///
+/// Each game keeps its own option values; they decide the start position and
+/// the rules applied to any position.
+pub trait GameOptions: Clone + Default + Debug + Send + Sync + 'static {
+    /// The options this game announces after `ugi`.
+    fn specs() -> Vec<OptionSpec>;
+
+    /// Sets one option. `name` is matched case-insensitively. On error
+    /// nothing changes.
+    fn set(&mut self, name: &str, value: &str) -> Result<(), String>;
+}
+
+/// Games without options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoOptions;
+
+impl GameOptions for NoOptions {
+    fn specs() -> Vec<OptionSpec> {
+        Vec::new()
+    }
+
+    fn set(&mut self, name: &str, _value: &str) -> Result<(), String> {
+        Err(format!("unknown option '{name}'"))
+    }
+}
+
+/// A result proven by a perfect-play oracle or by a search, from the point of
+/// view of the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proven {
+    /// The side to move wins; `plies` until the end when known.
+    Win(Option<u32>),
+    /// The side to move loses; `plies` until the end when known.
+    Loss(Option<u32>),
+    /// Drawn with best play.
+    Draw,
+}
+
+/// The answer of a perfect-play oracle: a best move and the proven value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Solved<M> {
+    /// An optimal move.
+    pub best: M,
+    /// The game-theoretic value for the side to move.
+    pub value: Proven,
+    /// For scoring games (Dots and Boxes): the exact final score difference
+    /// (side to move minus opponent) with best play from here.
+    pub margin: Option<i32>,
+}
+
+/// How long a perfect-play oracle may work before giving up.
+#[derive(Clone, Copy, Debug)]
+pub struct SolveBudget<'a> {
+    /// Give up (return `None`) once this instant has passed.
+    pub deadline: Option<Instant>,
+    /// Give up as soon as this becomes true (the protocol's `stop`).
+    pub stop: &'a AtomicBool,
+}
+
+impl SolveBudget<'_> {
+    /// Whether the oracle must give up now.
+    pub fn expired(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// One game's rules, notation and evaluation.
+///
+/// Contract every implementation keeps (checked for every game by
+/// [`crate::harness`]):
+/// - when [`Game::outcome`] is `None`, [`Game::generate_moves`] yields at
+///   least one move (a pass is an explicit move where the rules have one);
+/// - [`Game::hash`] (incremental) equals [`Game::hash_from_scratch`];
+/// - `from_fen(fen())` reproduces the position, and
+///   `parse_move(move_to_string(m))` gives back `m`.
+pub trait Game: Clone + Debug + Send + Sync + 'static {
+    /// A move (or one operation of a multi-operation turn).
+    type Move: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+    /// The game's options.
+    type Options: GameOptions;
+
+    /// The name used by `setoption name Game value <NAME>`.
+    const NAME: &'static str;
+
+    /// The start position under these options.
+    fn start(options: &Self::Options) -> Self;
+
+    /// Reads a position string. The options supply the rules; a size written
+    /// in the string wins over the `Size` option.
+    fn from_fen(fen: &str, options: &Self::Options) -> Result<Self, String>;
+
+    /// Writes the position string.
+    fn fen(&self) -> String;
+
+    /// The player to move. May be unchanged after a move.
+    fn side_to_move(&self) -> Player;
+
+    /// Clears `moves` and fills it with every legal move. Empty exactly when
+    /// [`Game::outcome`] is `Some`.
+    fn generate_moves(&self, moves: &mut Vec<Self::Move>);
+
+    /// Plays a legal move.
+    fn play(&mut self, mv: Self::Move);
+
+    /// The result if this position is finished by the rules that depend on
+    /// the position alone (repetition is handled by [`GameState`]).
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// The incremental Zobrist hash of everything that affects legal moves
+    /// and results, except pure move counters.
+    fn hash(&self) -> u64;
+
+    /// The same hash computed from scratch (tests compare the two).
+    fn hash_from_scratch(&self) -> u64;
+
+    /// Static evaluation from the side to move's point of view, in
+    /// centi-units (100 ≈ one piece). Must stay well inside ±20000.
+    fn evaluate(&self) -> i32;
+
+    /// Reads a move string; checks its syntax and that it can apply to this
+    /// position. Full legality is checked by [`Game::is_legal`].
+    fn parse_move(&self, text: &str) -> Result<Self::Move, String>;
+
+    /// Writes a move string (canonical form).
+    fn move_to_string(&self, mv: Self::Move) -> String;
+
+    /// Whether `mv` is legal here. Override when the move list is huge.
+    fn is_legal(&self, mv: Self::Move) -> bool {
+        let mut moves = Vec::new();
+        self.generate_moves(&mut moves);
+        moves.contains(&mv)
+    }
+
+    /// Number of legal moves (perft's bulk count at depth 1). Override with
+    /// something faster than generating when possible.
+    fn count_moves(&self) -> u64 {
+        let mut moves = Vec::new();
+        self.generate_moves(&mut moves);
+        moves.len() as u64
+    }
+
+    /// The key of this position for the repetition rule, or `None` when the
+    /// game has no repetition rule here (CTOR in the middle of a turn, or a
+    /// game without one).
+    fn repetition_key(&self) -> Option<u64> {
+        None
+    }
+
+    /// How many occurrences of a position end the game (3 = third occurrence).
+    fn repetition_limit(&self) -> usize {
+        3
+    }
+
+    /// The result when the repetition rule ends the game in this position.
+    fn repetition_outcome(&self) -> Outcome {
+        Outcome::Draw
+    }
+
+    /// Perfect play where it is known (Nim by nim-sum, Mū Tōrere by table,
+    /// Dots and Boxes by an exact solver when it can finish within the
+    /// budget). `None` means "search instead". Called by `go` before any
+    /// search when `Search` is `auto`.
+    fn solve(&self, budget: &SolveBudget) -> Option<Solved<Self::Move>> {
+        let _ = budget;
+        None
+    }
+
+    /// The move a playout (MCTS `Playout policy`) plays here, chosen among
+    /// the legal `moves` (never empty). The default is uniform random; games
+    /// override it with a cheap policy where that measurably helps.
+    fn playout_move(&self, moves: &[Self::Move], rng: &mut Xoshiro256PlusPlus) -> Self::Move {
+        moves[rand::RngExt::random_range(rng, 0..moves.len())]
+    }
+
+    /// The built-in baseline player (`agon:player=baseline` in matches), a
+    /// weak but sensible opponent such as the seed websites' computer
+    /// players. `None` when the game has none; it then plays uniformly at
+    /// random.
+    fn baseline_move(&self, rng: &mut Xoshiro256PlusPlus) -> Option<Self::Move> {
+        let _ = rng;
+        None
+    }
+
+    /// A text diagram for the `d` command.
+    fn diagram(&self) -> String {
+        self.fen()
+    }
+}
+
+/// A position together with what history-dependent rules need: the
+/// repetition keys of the positions played so far in this game.
+#[derive(Clone, Debug)]
+pub struct GameState<G: Game> {
+    /// The current position.
+    pub position: G,
+    /// Repetition keys of every position of the game so far, current included
+    /// (positions without a key are skipped).
+    pub keys: Vec<u64>,
+}
+
+impl<G: Game> GameState<G> {
+    /// Starts a game record at `position`, which counts as its first
+    /// occurrence.
+    pub fn new(position: G) -> Self {
+        let keys = position.repetition_key().into_iter().collect();
+        GameState { position, keys }
+    }
+
+    /// Plays a legal move and records the new position.
+    pub fn play(&mut self, mv: G::Move) {
+        self.position.play(mv);
+        if let Some(key) = self.position.repetition_key() {
+            self.keys.push(key);
+        }
+    }
+
+    /// How many times the current position has occurred.
+    pub fn occurrences(&self) -> usize {
+        match self.position.repetition_key() {
+            Some(key) => self.keys.iter().filter(|&&k| k == key).count(),
+            None => 0,
+        }
+    }
+
+    /// The result if the game is over, repetition included.
+    pub fn outcome(&self) -> Option<Outcome> {
+        if let Some(outcome) = self.position.outcome() {
+            return Some(outcome);
+        }
+        if self.position.repetition_key().is_some()
+            && self.occurrences() >= self.position.repetition_limit()
+        {
+            return Some(self.position.repetition_outcome());
+        }
+        None
+    }
+
+    /// Legal moves, none when the game is over (repetition included).
+    pub fn legal_moves(&self) -> Vec<G::Move> {
+        let mut moves = Vec::new();
+        if self.outcome().is_none() {
+            self.position.generate_moves(&mut moves);
+        }
+        moves
+    }
+}
+
+/// Deterministic Zobrist keys, computed at compile time with splitmix64 so
+/// that hashes are identical on every build and machine.
+pub const fn zobrist_keys<const N: usize>(seed: u64) -> [u64; N] {
+    let mut keys = [0u64; N];
+    let mut state = seed;
+    let mut i = 0;
+    while i < N {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        keys[i] = z ^ (z >> 31);
+        i += 1;
+    }
+    keys
+}
+
+/// Splits a position string into exactly `count` space-separated fields.
+pub fn split_fields<'a>(fen: &'a str, count: usize, format: &str) -> Result<Vec<&'a str>, String> {
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    if fields.len() != count {
+        return Err(format!(
+            "position needs {count} fields ({format}), got {}",
+            fields.len()
+        ));
+    }
+    Ok(fields)
+}
+
+/// Parses a decimal counter field, with a clear error.
+pub fn parse_counter<T: std::str::FromStr>(field: &str, what: &str) -> Result<T, String> {
+    if field.is_empty() || !field.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "{what} must be a non-negative integer, not '{field}'"
+        ));
+    }
+    field
+        .parse()
+        .map_err(|_| format!("{what} '{field}' is out of range"))
+}

@@ -1,0 +1,12 @@
+//! Agon: a headless engine for six two-player games behind one text
+//! protocol (UGI, plus UAI for Ataxx tools).
+//!
+//! Read top-down: [`game`] is the game API, [`games`] holds the games,
+//! [`search`] the generic searches, [`protocol`] the UGI/UAI loop and
+//! [`tools`] perft, bench and friends. [`harness`] is the random-play
+//! checker that every game's tests run.
+
+pub mod game;
+pub mod games;
+pub mod harness;
+pub mod search;
