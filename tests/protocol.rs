@@ -1,0 +1,364 @@
+//! The protocol loop: handshake, options, positions, queries, searches and
+//! every kind of bad input. Most tests drive the engine in-process; the last
+//! ones run the real binary to check bytes, end of input and exit status.
+
+use agon::protocol::engine::{Engine, Flow};
+use agon::protocol::output::{Output, SharedBuffer};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Driver {
+    engine: Engine,
+    out: SharedBuffer,
+}
+
+impl Driver {
+    fn new() -> Driver {
+        let (output, out) = Output::capture();
+        Driver {
+            engine: Engine::new(output),
+            out,
+        }
+    }
+
+    /// Sends one line and returns what it printed synchronously.
+    fn send(&mut self, line: &str) -> Vec<String> {
+        self.out.clear();
+        assert_eq!(self.engine.handle_line(line), Flow::Continue, "{line}");
+        self.out.lines()
+    }
+
+    /// Sends `go …` and waits for `bestmove`; returns every line.
+    fn search(&mut self, line: &str) -> Vec<String> {
+        self.out.clear();
+        self.engine.handle_line(line);
+        self.wait_bestmove(Duration::from_secs(20))
+    }
+
+    fn wait_bestmove(&mut self, timeout: Duration) -> Vec<String> {
+        let start = Instant::now();
+        loop {
+            let lines = self.out.lines();
+            if lines.iter().any(|l| l.starts_with("bestmove")) {
+                return lines;
+            }
+            assert!(start.elapsed() < timeout, "no bestmove: {lines:?}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn answer(&mut self, query: &str) -> String {
+        let lines = self.send(query);
+        assert_eq!(lines.len(), 1, "{query}: {lines:?}");
+        lines[0].clone()
+    }
+}
+
+fn is_error(lines: &[String]) -> bool {
+    lines.len() == 1 && lines[0].starts_with("info string error: ")
+}
+
+fn nim_driver() -> Driver {
+    let mut d = Driver::new();
+    assert!(d.send("setoption name Game value nim").is_empty());
+    d
+}
+
+#[test]
+fn handshake_announces_options_and_can_repeat() {
+    let mut d = Driver::new();
+    let first = d.send("ugi");
+    assert!(first[0].starts_with("id name Agon"));
+    assert!(first[1].starts_with("id author"));
+    assert_eq!(first.last().map(String::as_str), Some("ugiok"));
+    for option in [
+        "Game",
+        "Hash",
+        "Threads",
+        "Search",
+        "MoveOverhead",
+        "Heaps",
+        "Misere",
+    ] {
+        let prefix = format!("option name {option} type ");
+        assert!(
+            first.iter().any(|l| l.starts_with(&prefix)),
+            "missing {option}"
+        );
+    }
+    assert!(
+        first
+            .iter()
+            .any(|l| l
+                == "option name Search type combo default auto var auto var alphabeta var mcts")
+    );
+    assert_eq!(d.send("ugi"), first, "ugi again changes nothing");
+    assert_eq!(d.send("isready"), vec!["readyok"]);
+    assert!(d.send("").is_empty(), "blank lines are ignored");
+}
+
+#[test]
+fn a_nim_game_end_to_end() {
+    let mut d = nim_driver();
+    d.send("uginewgame");
+    d.send("position startpos");
+    let mut moves: Vec<String> = Vec::new();
+    while d.answer("query gameover") == "response false" {
+        let lines = d.search("go movetime 50");
+        let best = lines.last().expect("bestmove line").clone();
+        let words: Vec<&str> = best.split(' ').collect();
+        assert_eq!(
+            words.len(),
+            2,
+            "final line is exactly 'bestmove <move>': {best}"
+        );
+        moves.push(words[1].to_owned());
+        assert!(
+            d.send(&format!("position startpos moves {}", moves.join(" ")))
+                .is_empty()
+        );
+    }
+    // Perfect play from 3/4/5 (nim-sum 2): the first player takes the last object.
+    assert_eq!(d.answer("query result"), "response p1win");
+    assert_eq!(d.answer("query moves"), "response");
+    assert_eq!(d.answer("query fen"), "response 0/0/0 o");
+    assert_eq!(d.answer("query p1turn"), "response false");
+}
+
+#[test]
+fn go_in_a_finished_game_answers_none() {
+    let mut d = nim_driver();
+    d.send("position fen 0/0/0 x");
+    let lines = d.send("go depth 3");
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with("info string error: "));
+    assert_eq!(lines[1], "bestmove (none)");
+}
+
+#[test]
+fn both_searches_run_on_nim() {
+    let mut d = nim_driver();
+    d.send("position fen 2/3/4 x");
+    d.send("setoption name Search value alphabeta");
+    let lines = d.search("go depth 4");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 4 ")),
+        "{lines:?}"
+    );
+    let best = lines.last().expect("bestmove");
+    // 2^3^4 = 5: the only winning moves leave nim-sum 0: 3:3 (4->1).
+    assert_eq!(best, "bestmove 3:3");
+}
+
+#[test]
+fn bad_options_leave_everything_as_it_was() {
+    let mut d = nim_driver();
+    d.send("position fen 1/2 x");
+    for bad in [
+        "setoption name Hash value 0",
+        "setoption name Hash value 99999999999999999999",
+        "setoption name Hash value many",
+        "setoption name Threads value -1",
+        "setoption name Search value minimax",
+        "setoption name Game value chess",
+        "setoption name Wibble value 3",
+        "setoption name Heaps value 3/x",
+        "setoption name Misere value maybe",
+        "setoption name",
+        "setoption value 3",
+        "setoption",
+    ] {
+        assert!(is_error(&d.send(bad)), "no error for '{bad}'");
+    }
+    assert_eq!(d.answer("query fen"), "response 1/2 x", "position kept");
+    assert!(d.send("setoption name Heaps value 1/1").is_empty());
+    assert_eq!(
+        d.answer("query fen"),
+        "response 1/1 x",
+        "a game option resets to its start"
+    );
+}
+
+#[test]
+fn bad_positions_and_moves_keep_the_previous_position() {
+    let mut d = nim_driver();
+    d.send("position fen 3/4/5 x moves 1:1");
+    for bad in [
+        "position",
+        "position fen",
+        "position startpos extra",
+        "position fen 3/4/5",
+        "position fen 3/4/5 q",
+        "position startpos moves 1:1 2:9",
+        "position startpos moves 1:1 e2e4",
+        "position startpos moves 1:3 2:4 3:5 1:1",
+        "position fen 0/0/0 x moves 1:1",
+        "position startpos moves 99999999999999999999999:1",
+    ] {
+        assert!(is_error(&d.send(bad)), "no error for '{bad}'");
+    }
+    let lines = d.send("position startpos moves 1:1 2:9");
+    assert!(
+        lines[0].contains("move 2 '2:9'"),
+        "the error names the move and its index: {lines:?}"
+    );
+    assert_eq!(d.answer("query fen"), "response 2/4/5 o");
+}
+
+#[test]
+fn malformed_go_does_not_search() {
+    let mut d = nim_driver();
+    for bad in [
+        "go depth",
+        "go depth x",
+        "go depth 0",
+        "go depth 65",
+        "go movetime -1",
+        "go wibble",
+        "go btime 10",
+    ] {
+        assert!(is_error(&d.send(bad)), "no error for '{bad}'");
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    assert!(!d.out.lines().iter().any(|l| l.starts_with("bestmove")));
+}
+
+#[test]
+fn perft_command_divides_and_totals() {
+    let mut d = nim_driver();
+    let lines = d.send("perft 2");
+    assert_eq!(lines.len(), 13);
+    assert_eq!(lines[0], "1:1: 11");
+    assert_eq!(
+        lines[12], "nodes 113",
+        "144 minus the 31 objects the first moves take"
+    );
+    for bad in ["perft", "perft 0", "perft 65", "perft x", "perft 2 3"] {
+        assert!(is_error(&d.send(bad)), "no error for '{bad}'");
+    }
+    d.send("setoption name Heaps value 1000000/1");
+    assert!(is_error(&d.send("perft 1")), "too many moves to list");
+    assert!(is_error(&d.send("query moves")));
+}
+
+#[test]
+fn unknown_and_garbage_lines_are_errors() {
+    let mut d = nim_driver();
+    d.send("position fen 1/2/3 x");
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    for _ in 0..300 {
+        let length = rng.random_range(1..60);
+        let line: String = (0..length)
+            .map(|_| char::from(rng.random_range(0x21u8..0x7f)))
+            .collect();
+        let lines = d.send(&line);
+        assert!(
+            lines.iter().all(|l| !l.starts_with("bestmove")),
+            "{line}: {lines:?}"
+        );
+    }
+    d.engine.stop_search();
+    assert_eq!(d.answer("query fen"), "response 1/2/3 x");
+    assert!(is_error(&d.send("query")));
+    assert!(is_error(&d.send("query wibble")));
+    assert!(is_error(&d.send("xyzzy")));
+}
+
+#[test]
+fn isready_and_stop_during_infinite_search() {
+    let mut d = nim_driver();
+    d.send("setoption name Search value alphabeta");
+    d.send("setoption name Heaps value 7/7/7/7/7");
+    d.send("position startpos");
+    d.out.clear();
+    d.engine.handle_line("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    d.engine.handle_line("isready");
+    assert!(d.out.lines().iter().any(|l| l == "readyok"));
+    assert!(!d.out.lines().iter().any(|l| l.starts_with("bestmove")));
+    assert!(is_error(&d.send("go depth 1")), "one search at a time");
+    let start = Instant::now();
+    d.engine.handle_line("stop");
+    // stop waits for the search thread, so bestmove is already out.
+    let waited = start.elapsed();
+    let lines = d.out.lines();
+    assert!(
+        lines.last().is_some_and(|l| l.starts_with("bestmove ")),
+        "{lines:?}"
+    );
+    assert!(waited < Duration::from_millis(500), "stop took {waited:?}");
+    assert!(
+        d.send("stop").is_empty(),
+        "stop without a search is harmless"
+    );
+}
+
+fn run_binary(input: &[u8]) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agon"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("agon starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let bytes = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+    });
+    let output = child.wait_with_output().expect("agon ends");
+    writer.join().expect("writer");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn binary_survives_random_bytes_and_exits_cleanly_at_eof() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2026);
+    let mut input = Vec::new();
+    input.extend_from_slice(b"setoption name Game value nim\n");
+    for _ in 0..200 {
+        let length = rng.random_range(0..80);
+        input.extend((0..length).map(|_| rng.random::<u8>()));
+        input.push(b'\n');
+    }
+    input.extend_from_slice(b"\xff\xfe\xfd not utf-8\n");
+    input.extend_from_slice(&[b'9'; 5000]);
+    input.extend_from_slice(b"\nsetoption name Hash value 184467440737095516160000\n");
+    input.extend_from_slice(b"position fen 1/2 x\nquery fen\nisready\n");
+    input.extend_from_slice(b"go depth 2"); // truncated last line, no newline
+    let (code, stdout) = run_binary(&input);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("input line is not valid UTF-8"));
+    assert!(stdout.contains("response 1/2 x"));
+    assert!(stdout.contains("readyok"));
+    assert!(
+        stdout.trim_end().ends_with("bestmove 2:1"),
+        "the last line still runs: {stdout}"
+    );
+    let bestmoves = stdout.lines().filter(|l| l.starts_with("bestmove")).count();
+    assert!(bestmoves >= 1, "{stdout}");
+}
+
+#[test]
+fn binary_quits_on_quit_and_on_empty_input() {
+    assert_eq!(run_binary(b"").0, 0);
+    let (code, stdout) = run_binary(b"ugi\nquit\nisready\n");
+    assert_eq!(code, 0);
+    assert!(stdout.contains("ugiok"));
+    assert!(!stdout.contains("readyok"), "nothing after quit");
+}
+
+#[test]
+fn binary_rejects_a_huge_line() {
+    let mut input = vec![b'a'; (1 << 20) + 10];
+    input.extend_from_slice(b"\nisready\n");
+    let (code, stdout) = run_binary(&input);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("longer than"));
+    assert!(stdout.contains("readyok"));
+}
