@@ -4,6 +4,7 @@
 use crate::game::Game;
 
 pub mod nim;
+pub mod yote;
 
 /// Code that is generic over the game and is chosen at run time by name
 /// (the CLI's `--game`, the protocol's `Game` option).
@@ -34,4 +35,4 @@ macro_rules! registry {
     };
 }
 
-registry!(nim::Nim);
+registry!(nim::Nim, yote::Yote);
