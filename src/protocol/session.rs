@@ -29,6 +29,9 @@ pub trait Session: Send {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String>;
     /// Forgets search state (transposition table, MCTS tree).
     fn new_game(&mut self);
+    /// Allocates the search memory for `options` now (at `isready`), so the
+    /// first `go` does not spend its time on it.
+    fn prepare(&mut self, options: &EngineOptions);
     /// Sets the position: `fen` or the start position, then `moves`. On
     /// error nothing changes.
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String>;
@@ -150,6 +153,10 @@ impl<G: Game> Session for GameSession<G> {
         if let Some(alphabeta) = searchers.alphabeta.as_mut() {
             alphabeta.clear();
         }
+    }
+
+    fn prepare(&mut self, options: &EngineOptions) {
+        lock(&self.searchers).alphabeta(options.hash_mb);
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
