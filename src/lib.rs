@@ -10,3 +10,4 @@ pub mod game;
 pub mod games;
 pub mod harness;
 pub mod search;
+pub mod tools;

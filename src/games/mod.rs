@@ -3,6 +3,8 @@
 
 use crate::game::Game;
 
+pub mod dots;
+pub mod mutorere;
 pub mod nim;
 
 /// Code that is generic over the game and is chosen at run time by name
@@ -34,4 +36,4 @@ macro_rules! registry {
     };
 }
 
-registry!(nim::Nim);
+registry!(dots::Dots, nim::Nim, mutorere::MuTorere);

@@ -1,0 +1,3 @@
+//! Command-line tools built on the games and searches (`agon solve`, …).
+
+pub mod solve;
