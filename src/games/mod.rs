@@ -3,6 +3,8 @@
 
 use crate::game::Game;
 
+pub mod dots;
+pub mod mutorere;
 pub mod nim;
 pub mod yote;
 
@@ -35,4 +37,4 @@ macro_rules! registry {
     };
 }
 
-registry!(nim::Nim, yote::Yote);
+registry!(dots::Dots, nim::Nim, mutorere::MuTorere, yote::Yote);
