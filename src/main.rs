@@ -5,7 +5,7 @@ use agon::games::{GameVisitor, visit_game};
 use agon::protocol::{self, output::Output};
 use agon::tools::{self, perft};
 use clap::{Args, Parser, Subcommand};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -38,6 +38,17 @@ enum Command {
         /// Print the count below each root move.
         #[arg(long)]
         divide: bool,
+        #[command(flatten)]
+        position: PositionArgs,
+    },
+    /// Exact value and every optimal move (dots, mutorere).
+    ///
+    /// Dots and Boxes: `margin <final score_x − score_o>` and
+    /// `best <move> …` listing every optimal move. Mū Tōrere: `value
+    /// win|loss|draw` for the side to move, `plies <n>` when decided, and
+    /// `best <move> …`. A spinner on stderr shows progress when stderr is a
+    /// terminal.
+    Solve {
         #[command(flatten)]
         position: PositionArgs,
     },
@@ -107,6 +118,13 @@ fn main() -> ExitCode {
             divide,
             position,
         }) => run_perft(&position, depth, divide),
+        Some(Command::Solve { position }) => tools::solve::run(
+            &position.game,
+            position.fen.as_deref(),
+            &position.options(),
+            std::io::stderr().is_terminal(),
+            &mut std::io::stdout().lock(),
+        ),
         Some(Command::Bench) => tools::bench::run(&mut std::io::stdout().lock())
             .map(|_| ())
             .map_err(|e| e.to_string()),
