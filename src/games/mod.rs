@@ -3,6 +3,7 @@
 
 use crate::game::Game;
 
+pub mod ataxx;
 pub mod nim;
 
 /// Code that is generic over the game and is chosen at run time by name
@@ -34,4 +35,4 @@ macro_rules! registry {
     };
 }
 
-registry!(nim::Nim);
+registry!(ataxx::Ataxx, nim::Nim);
