@@ -3,6 +3,7 @@
 
 use crate::game::Game;
 
+pub mod ataxx;
 pub mod dots;
 pub mod mutorere;
 pub mod nim;
@@ -37,4 +38,10 @@ macro_rules! registry {
     };
 }
 
-registry!(dots::Dots, nim::Nim, mutorere::MuTorere, yote::Yote);
+registry!(
+    ataxx::Ataxx,
+    dots::Dots,
+    nim::Nim,
+    mutorere::MuTorere,
+    yote::Yote
+);
