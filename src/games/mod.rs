@@ -3,6 +3,7 @@
 
 use crate::game::Game;
 
+pub mod ctor;
 pub mod nim;
 pub mod yote;
 
@@ -35,4 +36,4 @@ macro_rules! registry {
     };
 }
 
-registry!(nim::Nim, yote::Yote);
+registry!(nim::Nim, yote::Yote, ctor::Ctor);
