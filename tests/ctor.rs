@@ -466,25 +466,61 @@ fn evaluation_sees_chips_and_threats() {
 #[test]
 fn random_play_invariants() {
     // Team 1 positions have thousands of landings each, which the harness
-    // checks one by one, so fewer games there.
-    let runs: [(u8, u8, usize); 6] = [
-        (8, 1, 12),
-        (10, 1, 3),
-        (8, 2, 300),
-        (10, 2, 60),
-        (8, 3, 300),
-        (10, 3, 60),
+    // checks one by one (strings, parsing, sorting), so only a few full
+    // harness games there; `light_random_games` covers many more.
+    let runs: [(u8, u8, usize); 5] = [
+        (8, 1, 4),
+        (8, 2, 200),
+        (10, 2, 40),
+        (8, 3, 200),
+        (10, 3, 40),
     ];
     for (size, team, games) in runs {
         let o = opts(size, team);
-        let stats = random_play(
-            &Ctor::start(&o),
-            &o,
-            games,
-            5000,
-            11 + size as u64 + team as u64,
-        );
+        let seed = 11 + size as u64 + team as u64;
+        let stats = random_play(&Ctor::start(&o), &o, games, 5000, seed);
         assert_eq!(stats.games, games);
         assert!(stats.repeated_turns > 0);
     }
+}
+
+/// Random games (uniform over the legal moves, as the harness plays) that
+/// check the cheap invariants at every position and the notation of a
+/// sample of the moves.
+fn light_random_games(o: CtorOptions, games: usize, seed: u64) -> usize {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut list = Vec::new();
+    let mut landings = 0;
+    for _ in 0..games {
+        let mut state = GameState::new(Ctor::start(&o));
+        for ply in 0.. {
+            let c = &state.position;
+            assert!(ply < 5000, "game too long at {}", c.fen());
+            assert_eq!(c.hash(), c.hash_from_scratch(), "{}", c.fen());
+            let reread = Ctor::from_fen(&c.fen(), &o).unwrap();
+            assert_eq!(reread.fen(), c.fen());
+            assert_eq!(reread.hash(), c.hash());
+            c.generate_moves(&mut list);
+            assert_eq!(c.count_moves(), list.len() as u64, "{}", c.fen());
+            assert_eq!(c.outcome().is_some(), list.is_empty(), "{}", c.fen());
+            if state.outcome().is_some() {
+                break;
+            }
+            for &mv in list.iter().step_by(53) {
+                let text = c.move_to_string(mv);
+                assert_eq!(c.parse_move(&text), Ok(mv), "{text} at {}", c.fen());
+                assert!(c.is_legal(mv), "{text} at {}", c.fen());
+            }
+            let mv = list[rand::RngExt::random_range(&mut rng, 0..list.len())];
+            landings += usize::from(matches!(mv, CtorMove::Land(..)));
+            state.play(mv);
+        }
+    }
+    landings
+}
+
+#[test]
+fn light_random_play_team_one() {
+    assert!(light_random_games(opts(8, 1), 150, 5) > 0);
+    assert!(light_random_games(opts(10, 1), 40, 6) > 0);
 }
