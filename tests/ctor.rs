@@ -524,3 +524,27 @@ fn light_random_play_team_one() {
     assert!(light_random_games(opts(8, 1), 150, 5) > 0);
     assert!(light_random_games(opts(10, 1), 40, 6) > 0);
 }
+
+#[test]
+fn positions_file_parses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/positions/ctor.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut count = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let mut parts = line.split(';').map(str::trim);
+        let c = Ctor::from_fen(parts.next().unwrap(), &CtorOptions::default()).unwrap();
+        assert_eq!(c.outcome(), None, "{line}");
+        for part in parts {
+            if let Some(best) = part.strip_prefix("bm ") {
+                for mv in best.split_whitespace() {
+                    assert!(legal(&c, mv), "{mv} in {line}");
+                }
+            }
+        }
+        count += 1;
+    }
+    assert!(count >= 8);
+}

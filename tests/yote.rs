@@ -298,3 +298,27 @@ fn random_play_invariants() {
     let mid = pos("6/2o3/1oxo2/2o3/o5 x 3 2 - - 0 10");
     random_play(&mid, &NoOptions, 300, 5000, 8);
 }
+
+#[test]
+fn positions_file_parses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/positions/yote.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut count = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let mut parts = line.split(';').map(str::trim);
+        let y = pos(parts.next().unwrap());
+        assert_eq!(y.outcome(), None, "{line}");
+        for part in parts {
+            if let Some(best) = part.strip_prefix("bm ") {
+                for mv in best.split_whitespace() {
+                    assert!(moves(&y).contains(&mv.to_string()), "{mv} in {line}");
+                }
+            }
+        }
+        count += 1;
+    }
+    assert!(count >= 8);
+}
