@@ -183,6 +183,11 @@ fn end_conditions() {
     let blocked = pos("6/6/o5/o5/xoo3 x 0 5 - - 0 10");
     assert_eq!(blocked.outcome(), Some(Outcome::Win(Player::O)));
     assert!(moves(&blocked).is_empty());
+    // The only step is the forbidden straight-back one: no legal move.
+    let stuck = pos("6/6/6/6/xoo3 x 0 5 a2a1 - 0 10");
+    assert!(moves(&stuck).is_empty());
+    assert_eq!(stuck.outcome(), Some(Outcome::Win(Player::O)));
+    assert_eq!(pos("6/6/6/6/xoo3 x 0 5 - - 0 10").outcome(), None);
     // Same with a stone in reserve: the drop is a move.
     assert_eq!(pos("6/6/o5/o5/xoo3 x 1 5 - - 0 10").outcome(), None);
     // The loss is checked before the quiet draw.

@@ -234,7 +234,7 @@ fn squares(mut b: u128) -> impl Iterator<Item = u8> {
 }
 
 // Zobrist layout: chips (2 × 100), side, then the turn state: placed (4),
-// moved (4), landed (2), replaced-any (1), empty (3), opening turn (5).
+// moved (4), landed (2), replaced-any (1), empty (3), opening turn (4).
 const KEY_SIDE: usize = 2 * MAX_SQUARES;
 const KEY_PLACED: usize = KEY_SIDE + 1;
 const KEY_MOVED: usize = KEY_PLACED + 4;
@@ -242,7 +242,7 @@ const KEY_LANDED: usize = KEY_MOVED + 4;
 const KEY_REPLACED: usize = KEY_LANDED + 2;
 const KEY_EMPTY: usize = KEY_REPLACED + 1;
 const KEY_TURN: usize = KEY_EMPTY + 3;
-const KEY_COUNT: usize = KEY_TURN + 5;
+const KEY_COUNT: usize = KEY_TURN + 4;
 static KEYS: [u64; KEY_COUNT] = zobrist_keys::<KEY_COUNT>(0x00C7_0A0B_0A4D);
 
 fn chip_key(p: usize, sq: u8) -> u64 {
@@ -311,13 +311,24 @@ impl Ctor {
         self.placed == 0 && self.moved == 0 && self.landed == 0 && self.replaced == 0
     }
 
+    /// The turn number while it decides the budgets (the opening ramp),
+    /// else 0: later turns all have the same budgets.
+    fn opening_turn(&self) -> usize {
+        let ramp = if self.team == 3 { 3 } else { 2 };
+        if self.turn <= ramp {
+            self.turn as usize
+        } else {
+            0
+        }
+    }
+
     /// The hash of everything besides the board and side.
     fn turn_state_key(&self) -> u64 {
         let mut h = KEYS[KEY_PLACED + self.placed.min(3) as usize]
             ^ KEYS[KEY_MOVED + self.moved.min(3) as usize]
             ^ KEYS[KEY_LANDED + self.landed.min(1) as usize]
             ^ KEYS[KEY_EMPTY + self.empty.min(2) as usize]
-            ^ KEYS[KEY_TURN + self.turn.min(4) as usize];
+            ^ KEYS[KEY_TURN + self.opening_turn()];
         if self.replaced > 0 {
             h ^= KEYS[KEY_REPLACED];
         }
