@@ -130,8 +130,56 @@ fn run<G: Game>(start: &G, games: usize, depth: u32) {
     );
 }
 
+/// Perft with bulk counting at the last ply.
+fn perft<G: Game>(g: &G, depth: u32) -> u64 {
+    if depth <= 1 {
+        return g.count_moves();
+    }
+    let mut moves = Vec::new();
+    g.generate_moves(&mut moves);
+    moves
+        .iter()
+        .map(|&mv| {
+            let mut child = g.clone();
+            child.play(mv);
+            perft(&child, depth - 1)
+        })
+        .sum()
+}
+
+/// Times perft on a few positions (move generator speed).
+fn perft_report() {
+    let yote = Yote::from_fen("6/1o2x1/2xo2/1x2o1/6 x 9 9 - - 0 4", &Default::default());
+    let ctor = Ctor::from_fen(
+        "xo1x1o1x/1xo2xo1/o1x1o2x/2oxx1o1/x2o1x1o/1x1o2xo/o2x1o1x/1o1x2o1 x 9 0/0/0/0 0",
+        &CtorOptions::default(),
+    );
+    if let Ok(y) = yote {
+        time_perft("yote", &y, 4);
+    }
+    if let Ok(c) = ctor {
+        time_perft("ctor8", &c, 3);
+    }
+}
+
+fn time_perft<G: Game>(name: &str, g: &G, depth: u32) {
+    for d in 1..=depth {
+        let start = std::time::Instant::now();
+        let nodes = perft(g, d);
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{name} perft {d}: {nodes} in {secs:.3}s ({:.1} M leaves/s)",
+            nodes as f64 / secs.max(1e-9) / 1e6
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("perft") {
+        perft_report();
+        return;
+    }
     let game = args.first().map_or("yote", String::as_str);
     let games = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(20);
     let depth = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(2);
@@ -142,6 +190,6 @@ fn main() {
             let team = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
             run(&Ctor::start(&CtorOptions { size, team }), games, depth)
         }
-        _ => eprintln!("usage: strength <yote|ctor8|ctor10> [games] [depth] [team]"),
+        _ => eprintln!("usage: strength <yote|ctor8|ctor10> [games] [depth] [team] | perft"),
     }
 }

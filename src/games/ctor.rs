@@ -713,7 +713,8 @@ impl Game for Ctor {
         // One more chip next to them and they fall.
         let near_take = (my4 & !my5 & yours).count_ones() as i32;
         let near_lose = (your4 & !your5 & mine).count_ones() as i32;
-        // Empty squares where a placement would complete a capture pattern.
+        // Empty squares deep in my area: an enemy chip placed there is
+        // (nearly) replaceable at once, so they are safe territory for me.
         let hot = (my4 & self.empties()).count_ones() as i32;
         let b = self.budget();
         let placements_left = b.place.saturating_sub(self.placed) as i32;

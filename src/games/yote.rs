@@ -401,7 +401,7 @@ impl Yote {
         out
     }
 
-    /// Captures among `moves`.
+    /// Whether a move is a capture.
     fn is_capture(mv: &YoteMove) -> bool {
         matches!(mv, YoteMove::Capture { .. })
     }
