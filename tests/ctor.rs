@@ -548,3 +548,26 @@ fn positions_file_parses() {
     }
     assert!(count >= 8);
 }
+
+#[test]
+fn random_garbage_never_panics() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    let alphabet: Vec<char> = "x+@-/0123456789eno é".chars().collect();
+    let start = Ctor::start(&CtorOptions::default());
+    for _ in 0..20_000 {
+        let len = rand::RngExt::random_range(&mut rng, 0..12);
+        let text: String = (0..len)
+            .map(|_| alphabet[rand::RngExt::random_range(&mut rng, 0..alphabet.len())])
+            .collect();
+        if let Ok(mv) = start.parse_move(&text) {
+            let _ = start.is_legal(mv);
+            let _ = start.move_to_string(mv);
+        }
+        let fen = format!("{text}/8/8/8/8/8/8/8 x 3 0/0/0/0 0");
+        if let Ok(c) = Ctor::from_fen(&fen, &CtorOptions::default()) {
+            assert_eq!(pos(&c.fen()).fen(), c.fen());
+        }
+        let fen = format!("8/8/8/8/8/8/8/8 x {text} 0");
+        let _ = Ctor::from_fen(&fen, &CtorOptions::default());
+    }
+}

@@ -327,3 +327,24 @@ fn positions_file_parses() {
     }
     assert!(count >= 8);
 }
+
+#[test]
+fn random_garbage_never_panics() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    let alphabet: Vec<char> = "abcdefgxo0123456789@-/ é".chars().collect();
+    let start = Yote::start(&NoOptions);
+    for _ in 0..20_000 {
+        let len = rand::RngExt::random_range(&mut rng, 0..12);
+        let text: String = (0..len)
+            .map(|_| alphabet[rand::RngExt::random_range(&mut rng, 0..alphabet.len())])
+            .collect();
+        if let Ok(mv) = start.parse_move(&text) {
+            let _ = start.is_legal(mv);
+            let _ = start.move_to_string(mv);
+        }
+        let fen = format!("{text}/6/6/6/6 x 12 12 - - 0 1");
+        if let Ok(y) = Yote::from_fen(&fen, &NoOptions) {
+            assert_eq!(pos(&y.fen()).fen(), y.fen());
+        }
+    }
+}
