@@ -633,12 +633,13 @@ impl Game for Ctor {
         if self.outcome().is_some() {
             return;
         }
-        // Order for searches: replacements (pure gain), placements,
-        // movements, end, and the huge landing list last.
+        // Order for searches: replacements (pure gain), placements, end
+        // (often right once the placements are made), movements, and the
+        // huge landing list last.
         self.push_replacements(moves);
         self.push_placements(moves);
-        self.push_movements(moves);
         moves.push(CtorMove::End);
+        self.push_movements(moves);
         self.push_landings(moves);
     }
 
