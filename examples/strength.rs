@@ -174,10 +174,52 @@ fn time_perft<G: Game>(name: &str, g: &G, depth: u32) {
     }
 }
 
+/// Runs the negamax on every position of an EPD file with a `bm` and
+/// prints whether it finds one of the best moves.
+fn solve_positions<G: Game>(path: &str, options: &G::Options, depth: u32) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("cannot read {path}");
+        return;
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let mut parts = line.split(';').map(str::trim);
+        let Some(Ok(g)) = parts.next().map(|fen| G::from_fen(fen, options)) else {
+            eprintln!("bad position: {line}");
+            continue;
+        };
+        let best: Vec<&str> = parts
+            .clone()
+            .filter_map(|p| p.strip_prefix("bm "))
+            .flat_map(str::split_whitespace)
+            .collect();
+        let id = parts.find_map(|p| p.strip_prefix("id ")).unwrap_or("?");
+        if best.is_empty() {
+            continue;
+        }
+        let chosen = g.move_to_string(search_move(&g, depth, &mut rng));
+        let verdict = if best.contains(&chosen.as_str()) {
+            "ok"
+        } else {
+            "MISSED"
+        };
+        println!("{id}: {chosen} (bm {}) {verdict}", best.join(" "));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("perft") {
         perft_report();
+        return;
+    }
+    if args.first().map(String::as_str) == Some("positions") {
+        let depth = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2);
+        solve_positions::<Yote>("positions/yote.txt", &Default::default(), depth);
+        solve_positions::<Ctor>("positions/ctor.txt", &CtorOptions::default(), depth);
         return;
     }
     let game = args.first().map_or("yote", String::as_str);
@@ -190,6 +232,8 @@ fn main() {
             let team = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
             run(&Ctor::start(&CtorOptions { size, team }), games, depth)
         }
-        _ => eprintln!("usage: strength <yote|ctor8|ctor10> [games] [depth] [team] | perft"),
+        _ => eprintln!(
+            "usage: strength <yote|ctor8|ctor10> [games] [depth] [team] | perft | positions [depth]"
+        ),
     }
 }
