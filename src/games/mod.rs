@@ -4,6 +4,7 @@
 use crate::game::Game;
 
 pub mod ataxx;
+pub mod ctor;
 pub mod dots;
 pub mod mutorere;
 pub mod nim;
@@ -43,5 +44,6 @@ registry!(
     dots::Dots,
     nim::Nim,
     mutorere::MuTorere,
-    yote::Yote
+    yote::Yote,
+    ctor::Ctor
 );
