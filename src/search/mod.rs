@@ -2,6 +2,8 @@
 //! transposition table ([`alphabeta`], [`tt`]) and parallel MCTS
 //! ([`mcts`]), plus what they share: limits, scores and progress reports.
 
+pub mod mcts;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -1,0 +1,412 @@
+//! Parallel Monte Carlo tree search with the MCTS-Solver, tree reuse and a
+//! bounded node arena, generic over [`Game`].
+//!
+//! Parallel scheme: root parallelisation. Each thread grows its own
+//! [`tree::Tree`] from the same root with its own seed; the root children's
+//! visits, results and proofs are merged to choose the move. Threads share
+//! nothing but two atomics (playout count, "root solved"), so there is no
+//! lock or cache-line ping-pong, and `threads = 1` is exactly the sequential
+//! algorithm (deterministic for a fixed seed).
+//!
+//! The search runs in rounds of [`ROUND`]: threads work until the round ends,
+//! then the trees are merged for the progress report. Round boundaries do not
+//! change the sequence of iterations of a tree.
+
+pub mod tree;
+
+use crate::game::{Game, GameState, Player};
+use crate::search::{Limits, Report, SearchResult, loss_in, win_in};
+use std::time::{Duration, Instant};
+use tree::{Node, Params, Proof, Shared, Tree};
+
+/// Length of one round between progress reports.
+const ROUND: Duration = Duration::from_millis(200);
+/// How far (in plies) and how wide a new root is looked for in the old tree.
+const REUSE_DEPTH: usize = 8;
+/// Node budget of that look-up.
+const REUSE_BUDGET: usize = 20_000;
+/// Longest principal variation reported.
+const PV_LEN: usize = 32;
+
+/// How playouts choose their moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Playout {
+    /// Uniformly random legal moves.
+    Random,
+    /// The game's playout policy ([`Game::playout_move`]).
+    Policy,
+}
+
+/// MCTS settings (UGI options).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// UCT exploration constant (results are in [0, 1]).
+    pub exploration: f64,
+    /// Playout move choice.
+    pub playout: Playout,
+    /// Search threads (at least 1).
+    pub threads: usize,
+    /// Memory for the node arenas of all threads together, in bytes.
+    pub memory_bytes: usize,
+    /// Seed of the playout RNGs (thread `i` uses a mix of seed and `i`).
+    pub seed: u64,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            exploration: 1.0,
+            playout: Playout::Policy,
+            threads: 1,
+            memory_bytes: 64 << 20,
+            seed: 0x00A6_0DC7,
+        }
+    }
+}
+
+/// The MCTS engine: the configuration and the trees kept between searches.
+#[derive(Debug)]
+pub struct Mcts<G: Game> {
+    config: MctsConfig,
+    trees: Vec<Tree<G>>,
+    /// The root (position and history) the trees belong to.
+    root: Option<GameState<G>>,
+}
+
+impl<G: Game> Mcts<G> {
+    /// An engine with this configuration and no tree.
+    pub fn new(config: MctsConfig) -> Self {
+        Mcts {
+            config,
+            trees: Vec::new(),
+            root: None,
+        }
+    }
+
+    /// The current configuration.
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// Changes the configuration; the trees are dropped (sizes and seeds
+    /// depend on it).
+    pub fn set_config(&mut self, config: MctsConfig) {
+        self.config = config;
+        self.clear();
+    }
+
+    /// Forgets the trees (`uginewgame`); the RNGs restart from the seed.
+    pub fn clear(&mut self) {
+        self.trees.clear();
+        self.root = None;
+    }
+
+    /// Playouts stored at the current root over all trees: after a search it
+    /// includes the visits reused from earlier searches.
+    pub fn root_visits(&self) -> u64 {
+        self.trees
+            .iter()
+            .filter_map(|t| t.nodes.first())
+            .map(|n| n.visits as u64)
+            .sum()
+    }
+
+    /// Nodes currently stored over all trees.
+    pub fn tree_nodes(&self) -> usize {
+        self.trees.iter().map(|t| t.nodes.len()).sum()
+    }
+
+    /// Searches `state` within `limits`, calling `report` every round and at
+    /// the end. Returns the move with the most visits, or the proven best.
+    pub fn search(
+        &mut self,
+        state: &GameState<G>,
+        limits: &Limits,
+        report: &mut dyn FnMut(&Report),
+    ) -> SearchResult<G::Move> {
+        if let Some(outcome) = state.outcome() {
+            let score = match outcome.sign_for(state.position.side_to_move()) {
+                1 => win_in(0),
+                -1 => loss_in(0),
+                _ => 0,
+            };
+            return SearchResult {
+                best: None,
+                score,
+                nodes: 0,
+                depth: 0,
+            };
+        }
+        self.prepare(state);
+        let shared = Shared::default();
+        let mut last_report = Instant::now();
+        while self.merged_proof() == Proof::Unknown && limits.may_continue(playouts(&shared)) {
+            self.run_round(&state.position, limits, &shared);
+            if last_report.elapsed() >= ROUND / 2 && !limits.must_stop() {
+                report(&self.report(&state.position, limits, &shared));
+                last_report = Instant::now();
+            }
+        }
+        let last = self.report(&state.position, limits, &shared);
+        report(&last);
+        SearchResult {
+            best: self.best_move(&state.position),
+            score: last.score,
+            nodes: last.nodes,
+            depth: last.depth,
+        }
+    }
+
+    /// Reuses the trees when `state` follows from the previous root by moves
+    /// stored in the first tree, otherwise builds fresh ones.
+    fn prepare(&mut self, state: &GameState<G>) {
+        let side = state.position.side_to_move();
+        let threads = self.config.threads.max(1);
+        let path = self
+            .root
+            .as_ref()
+            .and_then(|old| self.find_path(old, state));
+        let reused = match path {
+            Some(path) if self.trees.len() == threads => {
+                self.trees.iter_mut().all(|t| t.reroot(&path, side))
+            }
+            _ => false,
+        };
+        if !reused {
+            self.build_trees(threads, side);
+        }
+        for tree in &mut self.trees {
+            tree.begin(&state.keys);
+        }
+        self.root = Some(state.clone());
+    }
+
+    /// Fresh trees; the arena budget is split between the threads.
+    fn build_trees(&mut self, threads: usize, side: Player) {
+        let node_size = std::mem::size_of::<Node<G::Move>>();
+        let capacity = self.config.memory_bytes / threads / node_size;
+        self.trees = (0..threads)
+            .map(|i| {
+                let mut tree = Tree::new(capacity, thread_seed(self.config.seed, i));
+                tree.reset(side);
+                tree
+            })
+            .collect();
+    }
+
+    /// The moves leading from the old root to `new` through the first tree,
+    /// checking the position (hash, then text) and the repetition history.
+    fn find_path(&self, old: &GameState<G>, new: &GameState<G>) -> Option<Vec<G::Move>> {
+        let extra = new.keys.strip_prefix(old.keys.as_slice())?;
+        let tree = self.trees.first()?;
+        let target = Target {
+            hash: new.position.hash(),
+            fen: new.position.fen(),
+            keys: extra,
+        };
+        let mut search = PathSearch {
+            tree,
+            target: &target,
+            budget: REUSE_BUDGET,
+            depth: 0,
+            moves: Vec::new(),
+            keys: Vec::new(),
+        };
+        // Iterative deepening: the usual case (one or two plies) is found
+        // before the budget goes into deep lines.
+        for depth in 0..=REUSE_DEPTH {
+            search.depth = depth;
+            if search.visit(0, &old.position) {
+                return Some(search.moves);
+            }
+        }
+        None
+    }
+
+    /// One round on every thread (the first tree on the calling thread).
+    fn run_round(&mut self, root: &G, limits: &Limits, shared: &Shared) {
+        let params = Params {
+            exploration: self.config.exploration,
+            policy: self.config.playout == Playout::Policy,
+        };
+        let until = Instant::now() + ROUND;
+        let (first, rest) = self.trees.split_first_mut().expect("at least one tree");
+        std::thread::scope(|scope| {
+            for tree in rest {
+                scope.spawn(move || tree.run(root, limits, shared, until, params));
+            }
+            first.run(root, limits, shared, until, params);
+        });
+    }
+
+    /// The root's proof from any tree (proofs never contradict each other).
+    fn merged_proof(&self) -> Proof {
+        self.trees
+            .iter()
+            .map(Tree::root_proof)
+            .find(|&p| p != Proof::Unknown)
+            .unwrap_or(Proof::Unknown)
+    }
+
+    /// Root children with visits and results summed over the trees and any
+    /// tree's proof.
+    fn merged_children(&self) -> Vec<Node<G::Move>> {
+        let mut merged: Vec<Node<G::Move>> = Vec::new();
+        for tree in &self.trees {
+            for i in tree.nodes[0].children() {
+                let node = &tree.nodes[i];
+                match merged.iter_mut().find(|c| c.mv == node.mv) {
+                    Some(child) => add_stats(child, node),
+                    None => merged.push(node.clone()),
+                }
+            }
+        }
+        merged
+    }
+
+    /// The move to play: proven win (shortest), else most visits avoiding
+    /// proven losses, else the longest loss. Falls back to the first legal
+    /// move when no playout ran.
+    fn best_move(&self, root: &G) -> Option<G::Move> {
+        let merged = self.merged_children();
+        let best = merged.iter().max_by_key(|c| tree::preference(c));
+        best.and_then(|c| c.mv).or_else(|| {
+            let mut moves = Vec::new();
+            root.generate_moves(&mut moves);
+            moves.first().copied()
+        })
+    }
+
+    /// The progress report of the merged trees.
+    fn report(&self, root: &G, limits: &Limits, shared: &Shared) -> Report {
+        let merged = self.merged_children();
+        let best = merged.iter().max_by_key(|c| tree::preference(c));
+        let score = match (self.merged_proof(), best) {
+            (Proof::Win(d), _) => win_in(d as u32),
+            (Proof::Loss(d), _) => loss_in(d as u32),
+            (Proof::Draw, _) => 0,
+            (Proof::Unknown, Some(c)) => child_score(c),
+            (Proof::Unknown, None) => 0,
+        };
+        let (sum, iterations, max) = self.trees.iter().fold((0, 0, 0), |acc, t| {
+            (
+                acc.0 + t.depth_sum,
+                acc.1 + t.iterations,
+                acc.2.max(t.depth_max),
+            )
+        });
+        let first_move = best.and_then(|c| c.mv);
+        Report {
+            depth: sum.checked_div(iterations).unwrap_or(0) as u32,
+            seldepth: max,
+            score,
+            nodes: playouts(shared),
+            elapsed: limits.elapsed(),
+            pv: first_move.map_or_else(Vec::new, |mv| self.pv_strings(root, mv)),
+        }
+    }
+
+    /// The principal variation starting with `first`, from the first tree.
+    fn pv_strings(&self, root: &G, first: G::Move) -> Vec<String> {
+        let tree = &self.trees[0];
+        let child = tree.nodes[0]
+            .children()
+            .find(|&i| tree.nodes[i].mv == Some(first));
+        let mut line = vec![first];
+        if let Some(child) = child {
+            line.extend(tree.principal_line(child, PV_LEN - 1));
+        }
+        let mut pos = root.clone();
+        line.into_iter()
+            .map(|mv| {
+                let text = pos.move_to_string(mv);
+                pos.play(mv);
+                text
+            })
+            .collect()
+    }
+}
+
+/// Playouts done in this search.
+fn playouts(shared: &Shared) -> u64 {
+    shared.playouts.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Adds `other`'s statistics and proof to `into`.
+fn add_stats<M>(into: &mut Node<M>, other: &Node<M>) {
+    into.visits = into.visits.saturating_add(other.visits);
+    into.halves += other.halves;
+    if into.proof == Proof::Unknown {
+        into.proof = other.proof;
+    }
+}
+
+/// A root child's score for the side to move: its proof, or its mean mapped
+/// to centi-units as 400·log10(p / (1 − p)) (Elo-like, ±1200 at most).
+fn child_score<M>(node: &Node<M>) -> i32 {
+    match node.proof {
+        Proof::Win(d) => win_in(d as u32 + 1),
+        Proof::Loss(d) => loss_in(d as u32 + 1),
+        Proof::Draw => 0,
+        Proof::Unknown => {
+            let p = node.mean().clamp(0.001, 0.999);
+            (400.0 * (p / (1.0 - p)).log10()).round() as i32
+        }
+    }
+}
+
+/// Seed of thread `index`: thread 0 uses the seed itself.
+fn thread_seed(seed: u64, index: usize) -> u64 {
+    seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The position looked for when reusing the tree.
+struct Target<'a> {
+    hash: u64,
+    fen: String,
+    keys: &'a [u64],
+}
+
+/// Depth-first look-up of [`Target`] in a tree, with a node budget.
+struct PathSearch<'a, G: Game> {
+    tree: &'a Tree<G>,
+    target: &'a Target<'a>,
+    budget: usize,
+    depth: usize,
+    moves: Vec<G::Move>,
+    keys: Vec<u64>,
+}
+
+impl<G: Game> PathSearch<'_, G> {
+    /// Whether the target is `node` (at `pos`) or below it; on success
+    /// `moves` holds the path.
+    fn visit(&mut self, node: usize, pos: &G) -> bool {
+        if self.budget == 0 || !self.target.keys.starts_with(&self.keys) {
+            return false;
+        }
+        self.budget -= 1;
+        let t = self.target;
+        if pos.hash() == t.hash && self.keys.len() == t.keys.len() && pos.fen() == t.fen {
+            return true;
+        }
+        if self.moves.len() >= self.depth {
+            return false;
+        }
+        for i in self.tree.nodes[node].children() {
+            let mv = self.tree.nodes[i].mv.expect("children have moves");
+            let mut next = pos.clone();
+            next.play(mv);
+            let key = next.repetition_key();
+            self.moves.push(mv);
+            self.keys.extend(key);
+            if self.visit(i, &next) {
+                return true;
+            }
+            self.moves.pop();
+            if key.is_some() {
+                self.keys.pop();
+            }
+        }
+        false
+    }
+}
