@@ -16,8 +16,9 @@ pub mod tree;
 
 use crate::game::{Game, GameState, Player};
 use crate::search::{Limits, Report, SearchResult, loss_in, win_in};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tree::{Node, Params, Proof, Shared, Tree};
+use tree::{Budget, Node, Params, Proof, Shared, Tree, Walker};
 
 /// Length of one round between progress reports.
 const ROUND: Duration = Duration::from_millis(200);
@@ -37,6 +38,15 @@ pub enum Playout {
     Policy,
 }
 
+/// How threads share the work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parallel {
+    /// One tree per thread, root statistics merged.
+    Root,
+    /// One shared tree behind a lock, with virtual loss.
+    Tree,
+}
+
 /// MCTS settings (UGI options).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsConfig {
@@ -46,6 +56,8 @@ pub struct MctsConfig {
     pub playout: Playout,
     /// Search threads (at least 1).
     pub threads: usize,
+    /// How the threads share the work.
+    pub parallel: Parallel,
     /// Memory for the node arenas of all threads together, in bytes.
     pub memory_bytes: usize,
     /// Seed of the playout RNGs (thread `i` uses a mix of seed and `i`).
@@ -58,6 +70,7 @@ impl Default for MctsConfig {
             exploration: 1.0,
             playout: Playout::Policy,
             threads: 1,
+            parallel: Parallel::Root,
             memory_bytes: 64 << 20,
             seed: 0x00A6_0DC7,
         }
@@ -69,6 +82,8 @@ impl Default for MctsConfig {
 pub struct Mcts<G: Game> {
     config: MctsConfig,
     trees: Vec<Tree<G>>,
+    /// One per thread.
+    walkers: Vec<Walker<G::Move>>,
     /// The root (position and history) the trees belong to.
     root: Option<GameState<G>>,
 }
@@ -79,6 +94,7 @@ impl<G: Game> Mcts<G> {
         Mcts {
             config,
             trees: Vec::new(),
+            walkers: Vec::new(),
             root: None,
         }
     }
@@ -98,6 +114,7 @@ impl<G: Game> Mcts<G> {
     /// Forgets the trees (`uginewgame`); the RNGs restart from the seed.
     pub fn clear(&mut self) {
         self.trees.clear();
+        self.walkers.clear();
         self.root = None;
     }
 
@@ -162,35 +179,43 @@ impl<G: Game> Mcts<G> {
     fn prepare(&mut self, state: &GameState<G>) {
         let side = state.position.side_to_move();
         let threads = self.config.threads.max(1);
+        let trees = match self.config.parallel {
+            Parallel::Root => threads,
+            Parallel::Tree => 1,
+        };
         let path = self
             .root
             .as_ref()
             .and_then(|old| self.find_path(old, state));
         let reused = match path {
-            Some(path) if self.trees.len() == threads => {
+            Some(path) if self.trees.len() == trees && self.walkers.len() == threads => {
                 self.trees.iter_mut().all(|t| t.reroot(&path, side))
             }
             _ => false,
         };
         if !reused {
-            self.build_trees(threads, side);
+            self.build_trees(trees, threads, side);
         }
-        for tree in &mut self.trees {
-            tree.begin(&state.keys);
+        for walker in &mut self.walkers {
+            walker.begin(&state.keys);
         }
         self.root = Some(state.clone());
     }
 
     /// Fresh trees; the arena budget is split between the threads.
-    fn build_trees(&mut self, threads: usize, side: Player) {
+    fn build_trees(&mut self, trees: usize, threads: usize, side: Player) {
         let node_size = std::mem::size_of::<Node<G::Move>>();
-        let capacity = self.config.memory_bytes / threads / node_size;
-        self.trees = (0..threads)
-            .map(|i| {
-                let mut tree = Tree::new(capacity, thread_seed(self.config.seed, i));
+        let capacity = self.config.memory_bytes / trees / node_size;
+        self.trees = (0..trees)
+            .map(|_| {
+                let mut tree = Tree::new(capacity);
                 tree.reset(side);
                 tree
             })
+            .collect();
+        let seed = self.config.seed;
+        self.walkers = (0..threads)
+            .map(|i| Walker::new(thread_seed(seed, i)))
             .collect();
     }
 
@@ -223,20 +248,49 @@ impl<G: Game> Mcts<G> {
         None
     }
 
-    /// One round on every thread (the first tree on the calling thread).
+    /// One round on every thread (the first one on the calling thread).
     fn run_round(&mut self, root: &G, limits: &Limits, shared: &Shared) {
         let params = Params {
             exploration: self.config.exploration,
             policy: self.config.playout == Playout::Policy,
         };
-        let until = Instant::now() + ROUND;
-        let (first, rest) = self.trees.split_first_mut().expect("at least one tree");
+        let budget = Budget {
+            limits,
+            shared,
+            until: Instant::now() + ROUND,
+        };
+        match self.config.parallel {
+            Parallel::Root => self.root_round(root, &budget, params),
+            Parallel::Tree => self.tree_round(root, &budget, params),
+        }
+    }
+
+    /// Root parallelisation: each thread grows its own tree.
+    fn root_round(&mut self, root: &G, budget: &Budget, params: Params) {
+        let mut pairs = self.trees.iter_mut().zip(self.walkers.iter_mut());
+        let (tree, walker) = pairs.next().expect("at least one tree");
         std::thread::scope(|scope| {
-            for tree in rest {
-                scope.spawn(move || tree.run(root, limits, shared, until, params));
+            for (tree, walker) in pairs {
+                scope.spawn(move || tree.run(walker, root, budget, params));
             }
-            first.run(root, limits, shared, until, params);
+            tree.run(walker, root, budget, params);
         });
+    }
+
+    /// Tree parallelisation: all threads share one tree behind a lock,
+    /// playouts run outside the lock, virtual loss spreads the threads.
+    fn tree_round(&mut self, root: &G, budget: &Budget, params: Params) {
+        let tree = Mutex::new(self.trees.pop().expect("one shared tree"));
+        let (first, rest) = self.walkers.split_first_mut().expect("a walker");
+        std::thread::scope(|scope| {
+            for walker in rest {
+                let tree = &tree;
+                scope.spawn(move || shared_run(tree, walker, root, budget, params));
+            }
+            shared_run(&tree, first, root, budget, params);
+        });
+        self.trees
+            .push(tree.into_inner().expect("no thread panicked"));
     }
 
     /// The root's proof from any tree (proofs never contradict each other).
@@ -288,7 +342,7 @@ impl<G: Game> Mcts<G> {
             (Proof::Unknown, Some(c)) => child_score(c),
             (Proof::Unknown, None) => 0,
         };
-        let (sum, iterations, max) = self.trees.iter().fold((0, 0, 0), |acc, t| {
+        let (sum, iterations, max) = self.walkers.iter().fold((0, 0, 0), |acc, t| {
             (
                 acc.0 + t.depth_sum,
                 acc.1 + t.iterations,
@@ -325,6 +379,36 @@ impl<G: Game> Mcts<G> {
             })
             .collect()
     }
+}
+
+/// The loop of one thread of tree parallelisation.
+fn shared_run<G: Game>(
+    tree: &Mutex<Tree<G>>,
+    w: &mut Walker<G::Move>,
+    root: &G,
+    budget: &Budget,
+    p: Params,
+) {
+    let mut count = 0u32;
+    while budget.take(count) {
+        count = count.wrapping_add(1);
+        let (mut pos, proven) = lock(tree).select(w, root, p.exploration, true);
+        let outcome = proven.unwrap_or_else(|| w.playout(&mut pos, p.policy));
+        let mut tree = lock(tree);
+        tree.backpropagate(w, outcome, true);
+        if tree.root_proof() != Proof::Unknown {
+            budget
+                .shared
+                .solved
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            return;
+        }
+    }
+}
+
+/// Locks the shared tree (a panic elsewhere already fails the search).
+fn lock<G: Game>(tree: &Mutex<Tree<G>>) -> std::sync::MutexGuard<'_, Tree<G>> {
+    tree.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Playouts done in this search.

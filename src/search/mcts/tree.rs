@@ -137,18 +137,15 @@ pub struct Shared {
     pub solved: AtomicBool,
 }
 
-/// A tree with its own RNG and scratch buffers (one per thread).
+/// Per-thread working state: RNG, the current path and scratch buffers.
 #[derive(Debug)]
-pub struct Tree<G: Game> {
-    /// The arena; index 0 is the root.
-    pub nodes: Vec<Node<G::Move>>,
-    capacity: usize,
+pub struct Walker<M> {
     rng: Xoshiro256PlusPlus,
     /// Occurrence counts of the game's history keys (root included).
     history: AHashMap<u64, u32>,
     path: Vec<u32>,
     path_keys: Vec<u64>,
-    moves: Vec<G::Move>,
+    moves: Vec<M>,
     /// Sum of leaf depths in this search (for the average depth).
     pub depth_sum: u64,
     /// Deepest leaf in this search.
@@ -157,13 +154,10 @@ pub struct Tree<G: Game> {
     pub iterations: u64,
 }
 
-impl<G: Game> Tree<G> {
-    /// An empty tree of at most `capacity` nodes (the root's children are
-    /// always allowed, so that a move can be chosen).
-    pub fn new(capacity: usize, seed: u64) -> Self {
-        Tree {
-            nodes: Vec::with_capacity(capacity.max(1)),
-            capacity: capacity.max(1),
+impl<M: Copy> Walker<M> {
+    /// A walker whose RNG starts from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Walker {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             history: AHashMap::new(),
             path: Vec::new(),
@@ -173,14 +167,6 @@ impl<G: Game> Tree<G> {
             depth_max: 0,
             iterations: 0,
         }
-    }
-
-    /// Throws the tree away and starts from a fresh root.
-    pub fn reset(&mut self, side: Player) {
-        self.nodes.clear();
-        let mut root = Node::new(None, side);
-        root.checked = true;
-        self.nodes.push(root);
     }
 
     /// Prepares a search: history counts for repetition, per-search stats.
@@ -194,130 +180,17 @@ impl<G: Game> Tree<G> {
         self.iterations = 0;
     }
 
-    /// The root's proof (from the side to move at the root).
-    pub fn root_proof(&self) -> Proof {
-        self.nodes.first().map_or(Proof::Unknown, |n| n.proof)
-    }
-
-    /// Runs iterations until the round ends, the search must stop, the
-    /// playout budget is used up or the root is proven.
-    pub fn run(&mut self, root: &G, limits: &Limits, shared: &Shared, until: Instant, p: Params) {
-        let mut count = 0u32;
-        loop {
-            if shared.solved.load(Ordering::Relaxed) || limits.stop.load(Ordering::Relaxed) {
-                return;
-            }
-            if count.is_multiple_of(CLOCK_EVERY) && out_of_time(limits, until) {
-                return;
-            }
-            count = count.wrapping_add(1);
-            let taken = shared.playouts.fetch_add(1, Ordering::Relaxed);
-            if limits.nodes.is_some_and(|n| taken >= n) {
-                shared.playouts.fetch_sub(1, Ordering::Relaxed);
-                return;
-            }
-            self.iterate(root, p);
-            if self.root_proof() != Proof::Unknown {
-                shared.solved.store(true, Ordering::Relaxed);
-                return;
-            }
-        }
-    }
-
-    /// One MCTS iteration: select down to a leaf, expand it, play out and
-    /// back the result up.
-    pub fn iterate(&mut self, root: &G, p: Params) {
-        let mut pos = root.clone();
-        self.path.clear();
-        self.path.push(0);
-        self.path_keys.clear();
-        let mut node = 0usize;
-        let outcome = loop {
-            let n = &self.nodes[node];
-            if let Some(outcome) = n.proof.outcome(n.mover) {
-                break outcome;
-            }
-            let expandable = node == 0 || n.visits > 0;
-            if n.child_count == 0 && !(expandable && self.expand(node, &pos)) {
-                break self.playout(&mut pos, p.policy);
-            }
-            node = self.select(node, p.exploration);
-            self.descend(node, &mut pos);
-        };
-        self.backpropagate(outcome);
-    }
-
-    /// Plays the move into `child`, records it on the path and runs the
-    /// terminal test the first time the node is reached.
-    fn descend(&mut self, child: usize, pos: &mut G) {
-        pos.play(self.nodes[child].mv.expect("only the root has no move"));
-        if let Some(key) = pos.repetition_key() {
-            self.path_keys.push(key);
-        }
-        self.path.push(child as u32);
-        if !self.nodes[child].checked {
-            let outcome = pos.outcome().or_else(|| self.repetition(pos));
-            let node = &mut self.nodes[child];
-            node.checked = true;
-            if let Some(outcome) = outcome {
-                node.proof = Proof::of_outcome(outcome, node.mover);
-            }
-        }
-    }
-
     /// The repetition result of `pos` given the history and the current path.
-    fn repetition(&self, pos: &G) -> Option<Outcome> {
+    fn repetition<G: Game<Move = M>>(&self, pos: &G) -> Option<Outcome> {
         let key = pos.repetition_key()?;
         let before = self.history.get(&key).copied().unwrap_or(0) as usize;
         let on_path = self.path_keys.iter().filter(|&&k| k == key).count();
         (before + on_path >= pos.repetition_limit()).then(|| pos.repetition_outcome())
     }
 
-    /// Adds all children of `node` if the arena has room (the root always
-    /// gets its children). Returns whether the node is now expanded.
-    fn expand(&mut self, node: usize, pos: &G) -> bool {
-        pos.generate_moves(&mut self.moves);
-        let fits = self.nodes.len() + self.moves.len() <= self.capacity;
-        if self.moves.is_empty() || (node != 0 && !fits) {
-            return false;
-        }
-        let first = self.nodes.len();
-        let mover = pos.side_to_move();
-        self.nodes
-            .extend(self.moves.iter().map(|&mv| Node::new(Some(mv), mover)));
-        self.nodes[node].first_child = first as u32;
-        self.nodes[node].child_count = self.moves.len() as u32;
-        true
-    }
-
-    /// UCT choice among the children that are not proven losses for the
-    /// mover; unvisited children first, in move order.
-    fn select(&self, node: usize, exploration: f64) -> usize {
-        let parent = &self.nodes[node];
-        let log_n = (parent.visits.max(1) as f64).ln();
-        let mut best = parent.first_child as usize;
-        let mut best_value = f64::NEG_INFINITY;
-        for i in parent.children() {
-            let child = &self.nodes[i];
-            if matches!(child.proof, Proof::Loss(_)) {
-                continue;
-            }
-            if child.visits == 0 {
-                return i;
-            }
-            let n = child.visits as f64;
-            let value = child.mean() + exploration * (log_n / n).sqrt();
-            if value > best_value {
-                best_value = value;
-                best = i;
-            }
-        }
-        best
-    }
-
     /// Plays random (or policy) moves to the end of the game, or to the cap
     /// where the evaluation's sign decides.
-    fn playout(&mut self, pos: &mut G, policy: bool) -> Outcome {
+    pub fn playout<G: Game<Move = M>>(&mut self, pos: &mut G, policy: bool) -> Outcome {
         for _ in 0..PLAYOUT_CAP {
             if let Some(outcome) = pos.outcome().or_else(|| self.repetition(pos)) {
                 return outcome;
@@ -341,25 +214,184 @@ impl<G: Game> Tree<G> {
         }
     }
 
-    /// Adds the result to every node of the path (each from its mover's
-    /// view), then propagates new proofs upwards.
-    fn backpropagate(&mut self, outcome: Outcome) {
-        for &i in &self.path {
+    /// Records the depth of the iteration that just ended.
+    fn count_iteration(&mut self) {
+        let depth = (self.path.len() - 1) as u32;
+        self.depth_sum += depth as u64;
+        self.depth_max = self.depth_max.max(depth);
+        self.iterations += 1;
+    }
+}
+
+/// A tree in a bounded arena.
+#[derive(Debug)]
+pub struct Tree<G: Game> {
+    /// The arena; index 0 is the root.
+    pub nodes: Vec<Node<G::Move>>,
+    capacity: usize,
+}
+
+impl<G: Game> Tree<G> {
+    /// An empty tree of at most `capacity` nodes (the root's children are
+    /// always allowed, so that a move can be chosen).
+    pub fn new(capacity: usize) -> Self {
+        Tree {
+            nodes: Vec::with_capacity(capacity.max(1)),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Throws the tree away and starts from a fresh root.
+    pub fn reset(&mut self, side: Player) {
+        self.nodes.clear();
+        let mut root = Node::new(None, side);
+        root.checked = true;
+        self.nodes.push(root);
+    }
+
+    /// The root's proof (from the side to move at the root).
+    pub fn root_proof(&self) -> Proof {
+        self.nodes.first().map_or(Proof::Unknown, |n| n.proof)
+    }
+
+    /// Runs iterations until the round ends, the search must stop, the
+    /// playout budget is used up or the root is proven.
+    pub fn run(&mut self, w: &mut Walker<G::Move>, root: &G, budget: &Budget, p: Params) {
+        let mut count = 0u32;
+        while budget.take(count) {
+            count = count.wrapping_add(1);
+            self.iterate(w, root, p);
+            if self.root_proof() != Proof::Unknown {
+                budget.shared.solved.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    }
+
+    /// One MCTS iteration: select down to a leaf, expand it, play out and
+    /// back the result up.
+    pub fn iterate(&mut self, w: &mut Walker<G::Move>, root: &G, p: Params) {
+        let (mut pos, proven) = self.select(w, root, p.exploration, false);
+        let outcome = proven.unwrap_or_else(|| w.playout(&mut pos, p.policy));
+        self.backpropagate(w, outcome, false);
+    }
+
+    /// Walks from the root to a leaf (expanding it when it has been visited
+    /// before), leaving the path in `w`. Returns the leaf position and, when
+    /// the leaf is proven, its result. With `virtual_loss` the path's visits
+    /// are counted now, as losses until [`Tree::backpropagate`].
+    pub fn select(
+        &mut self,
+        w: &mut Walker<G::Move>,
+        root: &G,
+        exploration: f64,
+        virtual_loss: bool,
+    ) -> (G, Option<Outcome>) {
+        let mut pos = root.clone();
+        w.path.clear();
+        w.path.push(0);
+        w.path_keys.clear();
+        let mut node = 0usize;
+        let proven = loop {
+            let n = &self.nodes[node];
+            if let Some(outcome) = n.proof.outcome(n.mover) {
+                break Some(outcome);
+            }
+            let expandable = node == 0 || n.visits > 0;
+            if n.child_count == 0 && !(expandable && self.expand(w, node, &pos)) {
+                break None;
+            }
+            node = self.choose(node, exploration);
+            self.descend(w, node, &mut pos);
+        };
+        if virtual_loss {
+            for &i in &w.path {
+                let node = &mut self.nodes[i as usize];
+                node.visits = node.visits.saturating_add(1);
+            }
+        }
+        (pos, proven)
+    }
+
+    /// Plays the move into `child`, records it on the path and runs the
+    /// terminal test the first time the node is reached.
+    fn descend(&mut self, w: &mut Walker<G::Move>, child: usize, pos: &mut G) {
+        pos.play(self.nodes[child].mv.expect("only the root has no move"));
+        if let Some(key) = pos.repetition_key() {
+            w.path_keys.push(key);
+        }
+        w.path.push(child as u32);
+        if !self.nodes[child].checked {
+            let outcome = pos.outcome().or_else(|| w.repetition(pos));
+            let node = &mut self.nodes[child];
+            node.checked = true;
+            if let Some(outcome) = outcome {
+                node.proof = Proof::of_outcome(outcome, node.mover);
+            }
+        }
+    }
+
+    /// Adds all children of `node` if the arena has room (the root always
+    /// gets its children). Returns whether the node is now expanded.
+    fn expand(&mut self, w: &mut Walker<G::Move>, node: usize, pos: &G) -> bool {
+        pos.generate_moves(&mut w.moves);
+        let fits = self.nodes.len() + w.moves.len() <= self.capacity;
+        if w.moves.is_empty() || (node != 0 && !fits) {
+            return false;
+        }
+        let first = self.nodes.len();
+        let mover = pos.side_to_move();
+        self.nodes
+            .extend(w.moves.iter().map(|&mv| Node::new(Some(mv), mover)));
+        self.nodes[node].first_child = first as u32;
+        self.nodes[node].child_count = w.moves.len() as u32;
+        true
+    }
+
+    /// UCT choice among the children that are not proven losses for the
+    /// mover; unvisited children first, in move order.
+    fn choose(&self, node: usize, exploration: f64) -> usize {
+        let parent = &self.nodes[node];
+        let log_n = (parent.visits.max(1) as f64).ln();
+        let mut best = parent.first_child as usize;
+        let mut best_value = f64::NEG_INFINITY;
+        for i in parent.children() {
+            let child = &self.nodes[i];
+            if matches!(child.proof, Proof::Loss(_)) {
+                continue;
+            }
+            if child.visits == 0 {
+                return i;
+            }
+            let n = child.visits as f64;
+            let value = child.mean() + exploration * (log_n / n).sqrt();
+            if value > best_value {
+                best_value = value;
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Adds the result to every node of the walker's path (each from its
+    /// mover's view), then propagates new proofs upwards. `counted` says the
+    /// visits were already added by a virtual loss.
+    pub fn backpropagate(&mut self, w: &mut Walker<G::Move>, outcome: Outcome, counted: bool) {
+        for &i in &w.path {
             let node = &mut self.nodes[i as usize];
-            node.visits = node.visits.saturating_add(1);
+            if !counted {
+                node.visits = node.visits.saturating_add(1);
+            }
             node.halves += (outcome.sign_for(node.mover) + 1) as u64;
         }
-        for w in (1..self.path.len()).rev() {
-            let (child, parent) = (self.path[w] as usize, self.path[w - 1] as usize);
+        for k in (1..w.path.len()).rev() {
+            let (child, parent) = (w.path[k] as usize, w.path[k - 1] as usize);
             let settled = self.nodes[parent].proof != Proof::Unknown;
             if self.nodes[child].proof == Proof::Unknown || settled || !self.try_prove(parent) {
                 break;
             }
         }
-        let depth = (self.path.len() - 1) as u32;
-        self.depth_sum += depth as u64;
-        self.depth_max = self.depth_max.max(depth);
-        self.iterations += 1;
+        w.count_iteration();
     }
 
     /// MCTS-Solver: the side to move at `parent` (the children's mover) wins
@@ -449,10 +481,44 @@ impl<G: Game> Tree<G> {
     }
 }
 
-/// Whether the clock or the limits say the round is over.
-fn out_of_time(limits: &Limits, until: Instant) -> bool {
-    let now = Instant::now();
-    now >= until || limits.must_stop() || limits.soft_deadline.is_some_and(|d| now >= d)
+/// What one thread may still do in the current round.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget<'a> {
+    /// The search limits.
+    pub limits: &'a Limits,
+    /// Counters shared by the threads.
+    pub shared: &'a Shared,
+    /// End of the round.
+    pub until: Instant,
+}
+
+impl Budget<'_> {
+    /// Reserves one playout unless the search or the round must end.
+    /// `count` is the caller's iteration count: the clock is read every
+    /// [`CLOCK_EVERY`] iterations, the stop flag every time.
+    pub fn take(&self, count: u32) -> bool {
+        let (limits, shared) = (self.limits, self.shared);
+        if shared.solved.load(Ordering::Relaxed) || limits.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        if count.is_multiple_of(CLOCK_EVERY) && self.out_of_time() {
+            return false;
+        }
+        let taken = shared.playouts.fetch_add(1, Ordering::Relaxed);
+        if limits.nodes.is_some_and(|n| taken >= n) {
+            shared.playouts.fetch_sub(1, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Whether the clock or the limits say the round is over.
+    fn out_of_time(&self) -> bool {
+        let now = Instant::now();
+        now >= self.until
+            || self.limits.must_stop()
+            || self.limits.soft_deadline.is_some_and(|d| now >= d)
+    }
 }
 
 /// The value of a position for its side to move from the proofs of its
