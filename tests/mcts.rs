@@ -4,7 +4,7 @@
 
 use agon::game::{Game, GameState, NoOptions, Outcome, Player};
 use agon::games::nim::{Nim, NimOptions};
-use agon::search::mcts::{Mcts, MctsConfig};
+use agon::search::mcts::{Mcts, MctsConfig, Parallel};
 use agon::search::{Limits, Report, SearchResult, is_proven};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -109,17 +109,42 @@ fn fixed_seed_single_thread_is_deterministic() {
 
 #[test]
 fn two_threads_give_a_legal_move() {
-    let state = nim("5/6/7/8 o");
-    let mut mcts = Mcts::new(config(2));
-    let result = search(&mut mcts, &state, &Limits::nodes(20_000));
-    assert!(state.position.is_legal(result.best.unwrap()));
-    assert_eq!(result.nodes, 20_000);
-    let result = search(
-        &mut mcts,
-        &nim("3/4/5 x"),
-        &Limits::movetime(Duration::from_millis(50)),
-    );
-    assert!(leaves_zero(&nim("3/4/5 x"), result.best.unwrap()));
+    for parallel in [Parallel::Root, Parallel::Tree] {
+        let state = nim("5/6/7/8 o");
+        let mut mcts = Mcts::new(MctsConfig {
+            parallel,
+            ..config(2)
+        });
+        let result = search(&mut mcts, &state, &Limits::nodes(20_000));
+        assert!(state.position.is_legal(result.best.unwrap()));
+        assert_eq!(result.nodes, 20_000);
+        let timed = search(
+            &mut mcts,
+            &state,
+            &Limits::movetime(Duration::from_millis(30)),
+        );
+        assert!(state.position.is_legal(timed.best.unwrap()));
+        let winning = nim("3/4/5 x");
+        let result = search(&mut mcts, &winning, &Limits::nodes(200_000));
+        assert!(leaves_zero(&winning, result.best.unwrap()), "{parallel:?}");
+    }
+}
+
+#[test]
+fn two_threads_prove_the_same_values() {
+    for parallel in [Parallel::Root, Parallel::Tree] {
+        let mut mcts = Mcts::new(MctsConfig {
+            parallel,
+            ..config(2)
+        });
+        for fen in ["3/3/3 x", "1/2/3 o", "2/3/3 x", "3/0/2 o"] {
+            let state = nim(fen);
+            mcts.clear();
+            let result = search(&mut mcts, &state, &Limits::nodes(200_000));
+            assert!(is_proven(result.score), "{fen} {parallel:?}");
+            assert_eq!(result.score > 0, nim_sum(&state.position) != 0, "{fen}");
+        }
+    }
 }
 
 #[test]
