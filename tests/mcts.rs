@@ -96,15 +96,21 @@ fn proven_root_answers_at_once() {
 #[test]
 fn fixed_seed_single_thread_is_deterministic() {
     let state = nim("5/6/7/3 x");
-    let run = || {
-        let mut mcts = Mcts::new(config(1));
+    let run = |parallel| {
+        let mut mcts = Mcts::new(MctsConfig {
+            parallel,
+            ..config(1)
+        });
         let mut lines = Vec::new();
         let result = mcts.search(&state, &Limits::nodes(5_000), &mut |r: &Report| {
-            lines.push((r.score, r.nodes, r.pv.clone()))
+            lines.push((r.score, r.nodes, r.depth, r.seldepth, r.pv.clone()))
         });
-        (result, lines.pop(), mcts.root_visits())
+        (result, lines.pop(), mcts.root_visits(), mcts.tree_nodes())
     };
-    assert_eq!(run(), run());
+    let first = run(Parallel::Tree);
+    assert_eq!(first, run(Parallel::Tree));
+    // With one thread both schemes are the same sequential search.
+    assert_eq!(first, run(Parallel::Root));
 }
 
 #[test]

@@ -1,12 +1,29 @@
 //! Parallel Monte Carlo tree search with the MCTS-Solver, tree reuse and a
 //! bounded node arena, generic over [`Game`].
 //!
-//! Parallel scheme: root parallelisation. Each thread grows its own
-//! [`tree::Tree`] from the same root with its own seed; the root children's
-//! visits, results and proofs are merged to choose the move. Threads share
-//! nothing but two atomics (playout count, "root solved"), so there is no
-//! lock or cache-line ping-pong, and `threads = 1` is exactly the sequential
-//! algorithm (deterministic for a fixed seed).
+//! Parallel scheme ([`Parallel`]), default **tree parallelisation**: all
+//! threads grow one tree behind a mutex; selection, expansion and
+//! backpropagation (about a microsecond) run under the lock, playouts outside
+//! it, and a virtual loss (the visit is counted at selection, the result at
+//! backpropagation) spreads the threads over different lines. Root
+//! parallelisation (one tree per thread, root statistics and proofs merged)
+//! is kept as an option.
+//!
+//! Why tree by default, measured with `cargo bench --bench mcts` (release,
+//! 2 cores shared with other builds, load 7–9, so neither scheme could get a
+//! second core's worth of speed-up): playouts/s were equal within noise
+//! (Nim 288k/s with 1 thread, 197k/s root-2, 186k/s tree-2; heavy synthetic
+//! 109k/s, 100k/s, 106k/s), but the time to *prove* a position, the one
+//! figure that measures search quality, clearly favours the shared tree:
+//! Nim 4/5/6 108 ms (1 thread), 198 ms (root-2), 93 ms (tree-2); heavy
+//! 3/4/5 46 ms, 86 ms, 74 ms. Root parallelisation makes every tree prove
+//! the root on its own, so its extra playouts are duplicated work for the
+//! MCTS-Solver, while the shared tree pools them. The lock is held for a
+//! small share of an iteration once playouts cost more than a few µs (all
+//! real games), so a lock-free atomic tree was not worth its unsafe code
+//! here; it would matter only for Nim-cheap playouts or many threads.
+//! With `threads = 1` both schemes run exactly the sequential algorithm
+//! (deterministic for a fixed seed).
 //!
 //! The search runs in rounds of [`ROUND`]: threads work until the round ends,
 //! then the trees are merged for the progress report. Round boundaries do not
@@ -38,12 +55,12 @@ pub enum Playout {
     Policy,
 }
 
-/// How threads share the work.
+/// How threads share the work (see the module notes for the choice).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parallel {
     /// One tree per thread, root statistics merged.
     Root,
-    /// One shared tree behind a lock, with virtual loss.
+    /// One shared tree behind a lock, with virtual loss (the default).
     Tree,
 }
 
@@ -70,7 +87,7 @@ impl Default for MctsConfig {
             exploration: 1.0,
             playout: Playout::Policy,
             threads: 1,
-            parallel: Parallel::Root,
+            parallel: Parallel::Tree,
             memory_bytes: 64 << 20,
             seed: 0x00A6_0DC7,
         }
