@@ -105,6 +105,12 @@ pub struct Mcts<G: Game> {
     root: Option<GameState<G>>,
 }
 
+impl<G: Game> Default for Mcts<G> {
+    fn default() -> Self {
+        Mcts::new(MctsConfig::default())
+    }
+}
+
 impl<G: Game> Mcts<G> {
     /// An engine with this configuration and no tree.
     pub fn new(config: MctsConfig) -> Self {
@@ -174,9 +180,13 @@ impl<G: Game> Mcts<G> {
         self.prepare(state);
         let shared = Shared::default();
         let mut last_report = Instant::now();
-        while self.merged_proof() == Proof::Unknown && limits.may_continue(playouts(&shared)) {
+        let going = |mcts: &Self| {
+            mcts.merged_proof() == Proof::Unknown && limits.may_continue(playouts(&shared))
+        };
+        while going(self) {
             self.run_round(&state.position, limits, &shared);
-            if last_report.elapsed() >= ROUND / 2 && !limits.must_stop() {
+            // The final report below covers the last round.
+            if last_report.elapsed() >= ROUND / 2 && going(self) {
                 report(&self.report(&state.position, limits, &shared));
                 last_report = Instant::now();
             }

@@ -297,7 +297,7 @@ impl<G: Game> Tree<G> {
             if let Some(outcome) = n.proof.outcome(n.mover) {
                 break Some(outcome);
             }
-            let expandable = node == 0 || n.visits > 0;
+            let expandable = node == 0 || n.visits >= self.expansion_threshold();
             if n.child_count == 0 && !(expandable && self.expand(w, node, &pos)) {
                 break None;
             }
@@ -311,6 +311,15 @@ impl<G: Game> Tree<G> {
             }
         }
         (pos, proven)
+    }
+
+    /// Visits a leaf needs before it gets children: 1 while the arena is
+    /// empty, doubling every quarter of it that fills up (16 when nearly
+    /// full). Wide games would otherwise fill the arena within a second;
+    /// this keeps the tree growing, ever more selectively, for much longer.
+    fn expansion_threshold(&self) -> u32 {
+        let quarters = 4 * self.nodes.len() / self.capacity;
+        1 << quarters.min(4)
     }
 
     /// Plays the move into `child`, records it on the path and runs the
