@@ -392,3 +392,155 @@ fn solver_matches_minimax_when_a_side_moves_twice() {
     }
     assert!(wins > 5 && losses > 5, "wins {wins} losses {losses}");
 }
+
+// ---------------------------------------------------------------------------
+// A toy game with repetition: a token on squares 0..=4, each player moves it
+// one step either way; x wins on 4, o wins on 0. The second occurrence of a
+// position ends the game with a configurable result.
+
+#[derive(Clone, Debug)]
+struct Race {
+    token: u8,
+    side: Player,
+    on_repetition: Outcome,
+}
+
+impl Game for Race {
+    type Move = bool;
+    type Options = NoOptions;
+    const NAME: &'static str = "race";
+
+    fn start(_: &NoOptions) -> Self {
+        Race {
+            token: 2,
+            side: Player::X,
+            on_repetition: Outcome::Draw,
+        }
+    }
+
+    fn from_fen(fen: &str, _: &NoOptions) -> Result<Self, String> {
+        let (token, side) = fen.split_once(' ').ok_or("no side")?;
+        Ok(Race {
+            token: token.parse().map_err(|_| "token")?,
+            side: Player::parse(side)?,
+            on_repetition: Outcome::Draw,
+        })
+    }
+
+    fn fen(&self) -> String {
+        format!("{} {}", self.token, self.side.to_char())
+    }
+
+    fn side_to_move(&self) -> Player {
+        self.side
+    }
+
+    fn generate_moves(&self, moves: &mut Vec<bool>) {
+        moves.clear();
+        if self.outcome().is_none() {
+            moves.extend([false, true]);
+        }
+    }
+
+    fn play(&mut self, up: bool) {
+        self.token = if up { self.token + 1 } else { self.token - 1 };
+        self.side = self.side.other();
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        match self.token {
+            0 => Some(Outcome::Win(Player::O)),
+            4 => Some(Outcome::Win(Player::X)),
+            _ => None,
+        }
+    }
+
+    fn hash(&self) -> u64 {
+        self.hash_from_scratch()
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        self.token as u64 * 2 + self.side.index() as u64
+    }
+
+    fn evaluate(&self) -> i32 {
+        0
+    }
+
+    fn parse_move(&self, text: &str) -> Result<bool, String> {
+        Ok(text == "+")
+    }
+
+    fn move_to_string(&self, up: bool) -> String {
+        (if up { "+" } else { "-" }).into()
+    }
+
+    fn repetition_key(&self) -> Option<u64> {
+        Some(self.hash())
+    }
+
+    fn repetition_limit(&self) -> usize {
+        2
+    }
+
+    fn repetition_outcome(&self) -> Outcome {
+        self.on_repetition
+    }
+}
+
+/// Exact value for the side to move of a game record, history included.
+fn minimax_with_history(state: &GameState<Race>) -> i32 {
+    if let Some(outcome) = state.outcome() {
+        return outcome.sign_for(state.position.side);
+    }
+    let values = state.legal_moves().into_iter().map(|mv| {
+        let mut next = state.clone();
+        next.play(mv);
+        let v = minimax_with_history(&next);
+        if next.position.side == state.position.side {
+            v
+        } else {
+            -v
+        }
+    });
+    values.max().unwrap()
+}
+
+#[test]
+fn solver_respects_repetition_and_history() {
+    let mut mcts: Mcts<Race> = Mcts::new(config(1));
+    let results = [
+        Outcome::Draw,
+        Outcome::Win(Player::X),
+        Outcome::Win(Player::O),
+    ];
+    for on_repetition in results {
+        for fen in ["1 x", "2 x", "3 x", "1 o", "2 o", "3 o"] {
+            for prefix in [&[][..], &[true, false][..]] {
+                let mut position = Race::from_fen(fen, &NoOptions).unwrap();
+                position.on_repetition = on_repetition;
+                let mut state = GameState::new(position);
+                for &mv in prefix {
+                    if state.outcome().is_none() {
+                        state.play(mv);
+                    }
+                }
+                if state.outcome().is_some() {
+                    continue;
+                }
+                let exact = minimax_with_history(&state);
+                mcts.clear();
+                let result = search(&mut mcts, &state, &Limits::nodes(100_000));
+                let what = format!("{fen} after {prefix:?}, repetition {on_repetition:?}");
+                // A proven root (draws included) stops before the budget.
+                assert!(result.nodes < 100_000, "{what}: not proven");
+                assert!(
+                    is_proven(result.score) || exact == 0,
+                    "{what}: {}",
+                    result.score
+                );
+                assert_eq!(result.score.signum(), exact, "{what}");
+            }
+        }
+    }
+}

@@ -144,7 +144,9 @@ pub struct Walker<M> {
     /// Occurrence counts of the game's history keys (root included).
     history: AHashMap<u64, u32>,
     path: Vec<u32>,
-    path_keys: Vec<u64>,
+    /// Occurrences of repetition keys since the root in this iteration (a
+    /// map, so that long playouts stay linear).
+    path_keys: AHashMap<u64, u32>,
     moves: Vec<M>,
     /// Sum of leaf depths in this search (for the average depth).
     pub depth_sum: u64,
@@ -161,7 +163,7 @@ impl<M: Copy> Walker<M> {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             history: AHashMap::new(),
             path: Vec::new(),
-            path_keys: Vec::new(),
+            path_keys: AHashMap::new(),
             moves: Vec::new(),
             depth_sum: 0,
             depth_max: 0,
@@ -184,7 +186,7 @@ impl<M: Copy> Walker<M> {
     fn repetition<G: Game<Move = M>>(&self, pos: &G) -> Option<Outcome> {
         let key = pos.repetition_key()?;
         let before = self.history.get(&key).copied().unwrap_or(0) as usize;
-        let on_path = self.path_keys.iter().filter(|&&k| k == key).count();
+        let on_path = self.path_keys.get(&key).copied().unwrap_or(0) as usize;
         (before + on_path >= pos.repetition_limit()).then(|| pos.repetition_outcome())
     }
 
@@ -203,7 +205,7 @@ impl<M: Copy> Walker<M> {
             };
             pos.play(mv);
             if let Some(key) = pos.repetition_key() {
-                self.path_keys.push(key);
+                self.record(key);
             }
         }
         let side = pos.side_to_move();
@@ -212,6 +214,11 @@ impl<M: Copy> Walker<M> {
             -1 => Outcome::Win(side.other()),
             _ => Outcome::Draw,
         }
+    }
+
+    /// Counts one more occurrence of a repetition key on this iteration.
+    fn record(&mut self, key: u64) {
+        *self.path_keys.entry(key).or_insert(0) += 1;
     }
 
     /// Records the depth of the iteration that just ended.
@@ -327,7 +334,7 @@ impl<G: Game> Tree<G> {
     fn descend(&mut self, w: &mut Walker<G::Move>, child: usize, pos: &mut G) {
         pos.play(self.nodes[child].mv.expect("only the root has no move"));
         if let Some(key) = pos.repetition_key() {
-            w.path_keys.push(key);
+            w.record(key);
         }
         w.path.push(child as u32);
         if !self.nodes[child].checked {
