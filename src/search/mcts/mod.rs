@@ -25,11 +25,11 @@
 //! With `threads = 1` both schemes run exactly the sequential algorithm
 //! (deterministic for a fixed seed).
 //!
-//! The search runs in rounds of [`ROUND`]: threads work until the round ends,
+//! The search runs in rounds of 200 ms: threads work until the round ends,
 //! then the trees are merged for the progress report. Round boundaries do not
 //! change the sequence of iterations of a tree.
 
-pub mod tree;
+mod tree;
 
 use crate::game::{Game, GameState, Player};
 use crate::search::{Limits, Report, SearchResult, loss_in, win_in};
