@@ -3,25 +3,26 @@
 //!
 //! Parallel scheme ([`Parallel`]), default **tree parallelisation**: all
 //! threads grow one tree behind a mutex; selection, expansion and
-//! backpropagation (about a microsecond) run under the lock, playouts outside
+//! backpropagation run under the lock, playouts outside
 //! it, and a virtual loss (the visit is counted at selection, the result at
 //! backpropagation) spreads the threads over different lines. Root
 //! parallelisation (one tree per thread, root statistics and proofs merged)
 //! is kept as an option.
 //!
 //! Why tree by default, measured with `cargo bench --bench mcts` (release,
-//! 2 cores shared with other builds, load 7–9, so neither scheme could get a
-//! second core's worth of speed-up): playouts/s were equal within noise
-//! (Nim 288k/s with 1 thread, 197k/s root-2, 186k/s tree-2; heavy synthetic
-//! 109k/s, 100k/s, 106k/s), but the time to *prove* a position, the one
-//! figure that measures search quality, clearly favours the shared tree:
-//! Nim 4/5/6 108 ms (1 thread), 198 ms (root-2), 93 ms (tree-2); heavy
-//! 3/4/5 46 ms, 86 ms, 74 ms. Root parallelisation makes every tree prove
-//! the root on its own, so its extra playouts are duplicated work for the
-//! MCTS-Solver, while the shared tree pools them. The lock is held for a
-//! small share of an iteration once playouts cost more than a few µs (all
-//! real games), so a lock-free atomic tree was not worth its unsafe code
-//! here; it would matter only for Nim-cheap playouts or many threads.
+//! 2 cores shared with other builds at load 5–9, so no scheme could get a
+//! full second core; two runs, figures vary by about 20 %): playouts/s were
+//! equal within noise (Nim 224k/s with 1 thread, 218k/s root-2, 217k/s
+//! tree-2; heavy synthetic 113k/s, 133k/s, 130k/s), but the time to *prove*
+//! a position, the one figure that measures search quality, favours the
+//! shared tree in both runs: Nim 4/5/6 112 ms (1 thread), 264 ms (root-2),
+//! 128 ms (tree-2); heavy 3/4/5 55 ms, 105 ms, 72 ms. Root parallelisation
+//! makes every tree prove the root on its own, so its extra playouts are
+//! duplicated work for the MCTS-Solver, while the shared tree pools them.
+//! A lock-free tree with atomic statistics was not built (so not measured):
+//! the lock covers only the walk down the tree and the backup, against
+//! playouts of tens of µs in the real games, so at 2 threads contention is
+//! small; it would matter for Nim-cheap playouts or many threads.
 //! With `threads = 1` both schemes run exactly the sequential algorithm
 //! (deterministic for a fixed seed).
 //!
