@@ -4,7 +4,7 @@
 
 use agon::game::{Game, GameState, NoOptions, Outcome, Player};
 use agon::games::nim::{Nim, NimOptions};
-use agon::search::mcts::{Mcts, MctsConfig, Parallel};
+use agon::search::mcts::{Mcts, MctsConfig, Parallel, Playout};
 use agon::search::{Limits, Report, SearchResult, is_proven};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -403,6 +403,8 @@ struct Race {
     token: u8,
     side: Player,
     on_repetition: Outcome,
+    /// Without the rule the game can go on forever.
+    repetition: bool,
 }
 
 impl Game for Race {
@@ -415,6 +417,7 @@ impl Game for Race {
             token: 2,
             side: Player::X,
             on_repetition: Outcome::Draw,
+            repetition: true,
         }
     }
 
@@ -424,6 +427,7 @@ impl Game for Race {
             token: token.parse().map_err(|_| "token")?,
             side: Player::parse(side)?,
             on_repetition: Outcome::Draw,
+            repetition: true,
         })
     }
 
@@ -476,7 +480,7 @@ impl Game for Race {
     }
 
     fn repetition_key(&self) -> Option<u64> {
-        Some(self.hash())
+        self.repetition.then(|| self.hash())
     }
 
     fn repetition_limit(&self) -> usize {
@@ -542,5 +546,29 @@ fn solver_respects_repetition_and_history() {
                 assert_eq!(result.score.signum(), exact, "{what}");
             }
         }
+    }
+}
+
+#[test]
+fn endless_game_still_answers() {
+    // Without repetition the race can cycle forever: playouts stop at their
+    // cap, nothing below the root is ever proven, the limits still end it.
+    let mut position = Race::start(&NoOptions);
+    position.repetition = false;
+    let state = GameState::new(position);
+    for playout in [Playout::Random, Playout::Policy] {
+        let mut mcts = Mcts::new(MctsConfig {
+            playout,
+            ..config(2)
+        });
+        let result = search(&mut mcts, &state, &Limits::nodes(3_000));
+        assert!(result.best.is_some());
+        assert_eq!(result.nodes, 3_000);
+        let timed = search(
+            &mut mcts,
+            &state,
+            &Limits::movetime(Duration::from_millis(20)),
+        );
+        assert!(timed.best.is_some());
     }
 }
