@@ -30,7 +30,11 @@
 //! then the trees are merged for the progress report. Round boundaries do not
 //! change the sequence of iterations of a tree.
 
+mod lockfree;
 mod tree;
+
+#[doc(hidden)]
+pub use lockfree::lock_free_search;
 
 use crate::game::{Game, GameState, Player};
 use crate::search::{Limits, Report, SearchResult, loss_in, win_in};

@@ -48,7 +48,7 @@ impl Proof {
 
     /// The result of the game with best play, if proven; `mover` is the
     /// player this proof is about.
-    fn outcome(self, mover: Player) -> Option<Outcome> {
+    pub fn outcome(self, mover: Player) -> Option<Outcome> {
         match self {
             Proof::Unknown => None,
             Proof::Win(_) => Some(Outcome::Win(mover)),
@@ -58,7 +58,7 @@ impl Proof {
     }
 
     /// The proof of a finished game for `mover`.
-    fn of_outcome(outcome: Outcome, mover: Player) -> Proof {
+    pub fn of_outcome(outcome: Outcome, mover: Player) -> Proof {
         match outcome.sign_for(mover) {
             1 => Proof::Win(0),
             -1 => Proof::Loss(0),
@@ -183,7 +183,7 @@ impl<M: Copy> Walker<M> {
     }
 
     /// The repetition result of `pos` given the history and the current path.
-    fn repetition<G: Game<Move = M>>(&self, pos: &G) -> Option<Outcome> {
+    pub fn repetition<G: Game<Move = M>>(&self, pos: &G) -> Option<Outcome> {
         let key = pos.repetition_key()?;
         let before = self.history.get(&key).copied().unwrap_or(0) as usize;
         let on_path = self.path_keys.get(&key).copied().unwrap_or(0) as usize;
@@ -216,8 +216,13 @@ impl<M: Copy> Walker<M> {
         }
     }
 
+    /// Starts an iteration at the root: no key seen on the path yet.
+    pub fn start_iteration(&mut self) {
+        self.path_keys.clear();
+    }
+
     /// Counts one more occurrence of a repetition key on this iteration.
-    fn record(&mut self, key: u64) {
+    pub fn record(&mut self, key: u64) {
         *self.path_keys.entry(key).or_insert(0) += 1;
     }
 
@@ -297,7 +302,7 @@ impl<G: Game> Tree<G> {
         let mut pos = root.clone();
         w.path.clear();
         w.path.push(0);
-        w.path_keys.clear();
+        w.start_iteration();
         let mut node = 0usize;
         let proven = loop {
             let n = &self.nodes[node];
