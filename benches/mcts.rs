@@ -9,7 +9,7 @@
 use agon::game::{Game, GameState, Outcome, Player};
 use agon::games::nim::{Nim, NimMove, NimOptions};
 use agon::search::Limits;
-use agon::search::mcts::{Mcts, MctsConfig, Parallel, lock_free_search};
+use agon::search::mcts::{Mcts, MctsConfig, Parallel};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -125,35 +125,14 @@ fn solve<G: Game<Options = NimOptions>>(c: &mut Criterion, name: &str, fen: &str
     group.finish();
 }
 
-/// The lock-free shared-tree experiment: playouts/s and solve time.
-fn lock_free<G: Game<Options = NimOptions>>(c: &mut Criterion, name: &str, count: u64, fen: &str) {
-    let big = state::<G>("10/11/12/13/14 x");
-    let small = state::<G>(fen);
-    let mut group = c.benchmark_group(format!("mcts_{name}_lockfree"));
-    group.sample_size(10);
-    for threads in [1, 2] {
-        group.throughput(Throughput::Elements(count));
-        group.bench_function(BenchmarkId::new("playouts", threads), |b| {
-            b.iter(|| black_box(lock_free_search(&big, threads, count, 64 << 20)))
-        });
-        group.throughput(Throughput::Elements(1));
-        group.bench_function(BenchmarkId::new("solve", threads), |b| {
-            b.iter(|| black_box(lock_free_search(&small, threads, u64::MAX, 64 << 20)))
-        });
-    }
-    group.finish();
-}
-
 fn nim(c: &mut Criterion) {
     playouts::<Nim>(c, "nim", PLAYOUTS);
     solve::<Nim>(c, "nim", "4/5/6 x");
-    lock_free::<Nim>(c, "nim", PLAYOUTS, "4/5/6 x");
 }
 
 fn heavy(c: &mut Criterion) {
     playouts::<Heavy>(c, "heavy", PLAYOUTS / 10);
     solve::<Heavy>(c, "heavy", "3/4/5 x");
-    lock_free::<Heavy>(c, "heavy", PLAYOUTS / 10, "3/4/5 x");
 }
 
 criterion_group!(benches, nim, heavy);

@@ -10,19 +10,24 @@
 //! is kept as an option.
 //!
 //! Why tree by default, measured with `cargo bench --bench mcts` (release,
-//! 2 cores shared with other builds at load 5–9, so no scheme could get a
-//! full second core; two runs, figures vary by about 20 %): playouts/s were
-//! equal within noise (Nim 224k/s with 1 thread, 218k/s root-2, 217k/s
-//! tree-2; heavy synthetic 113k/s, 133k/s, 130k/s), but the time to *prove*
-//! a position, the one figure that measures search quality, favours the
-//! shared tree in both runs: Nim 4/5/6 112 ms (1 thread), 264 ms (root-2),
-//! 128 ms (tree-2); heavy 3/4/5 55 ms, 105 ms, 72 ms. Root parallelisation
-//! makes every tree prove the root on its own, so its extra playouts are
-//! duplicated work for the MCTS-Solver, while the shared tree pools them.
-//! A lock-free tree with atomic statistics was not built (so not measured):
-//! the lock covers only the walk down the tree and the backup, against
-//! playouts of tens of µs in the real games, so at 2 threads contention is
-//! small; it would matter for Nim-cheap playouts or many threads.
+//! 2 cores shared with other builds at load 4–9, so no scheme ever got a
+//! free second core and 2 threads never beat 1; three runs, figures vary by
+//! about 20 %; last run quoted). Playouts/s are equal within noise: Nim
+//! 332k/s with 1 thread, 256k/s root-2, 243k/s tree-2; heavy synthetic
+//! 192k/s, 135k/s, 127k/s. The time to *prove* a position, the figure that
+//! measures search quality, favours the shared tree in every run: Nim 4/5/6
+//! 84 ms (1 thread), 168 ms (root-2), 115 ms (tree-2); heavy 3/4/5 47, 95,
+//! 53 ms. Root parallelisation makes every tree prove the root on its own,
+//! so its extra playouts are duplicated work for the MCTS-Solver, while the
+//! shared tree pools them.
+//! A lock-free shared tree (atomic statistics and proofs, children published
+//! through `OnceLock`, virtual loss on the way down) was built and measured
+//! too (commit 18b3656, `src/search/mcts/lockfree.rs`): with 2
+//! threads it proved Nim 4/5/6 in 145 ms against 115 ms for the locked tree
+//! and heavy 3/4/5 in 48 ms against 53 ms, playouts/s equal within noise.
+//! No gain worth a second tree implementation (it lacked reuse and
+//! reporting), so it was removed: the lock covers only the walk down and the
+//! backup, small next to real games' playouts at 2 threads.
 //! With `threads = 1` both schemes run exactly the sequential algorithm
 //! (deterministic for a fixed seed).
 //!
@@ -30,11 +35,7 @@
 //! then the trees are merged for the progress report. Round boundaries do not
 //! change the sequence of iterations of a tree.
 
-mod lockfree;
 mod tree;
-
-#[doc(hidden)]
-pub use lockfree::lock_free_search;
 
 use crate::game::{Game, GameState, Player};
 use crate::search::{Limits, Report, SearchResult, loss_in, win_in};
