@@ -572,3 +572,10 @@ fn endless_game_still_answers() {
         assert!(timed.best.is_some());
     }
 }
+
+#[test]
+fn engine_can_move_to_a_search_thread() {
+    fn assert_send<T: Send + 'static>() {}
+    assert_send::<Mcts<Nim>>();
+    assert_send::<Mcts<Again>>();
+}
