@@ -221,6 +221,16 @@ impl SolveBudget<'_> {
     }
 }
 
+/// Which generic search suits a game best (what `Search auto` runs when no
+/// perfect-play oracle answers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreferredSearch {
+    /// Iterative-deepening alpha-beta.
+    AlphaBeta,
+    /// Monte Carlo tree search.
+    Mcts,
+}
+
 /// One game's rules, notation and evaluation.
 ///
 /// Contract every implementation keeps (checked for every game by
@@ -327,6 +337,18 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// override it with a cheap policy where that measurably helps.
     fn playout_move(&self, moves: &[Self::Move], rng: &mut Xoshiro256PlusPlus) -> Self::Move {
         moves[rand::RngExt::random_range(rng, 0..moves.len())]
+    }
+
+    /// The search `Search auto` uses for this game, chosen by matches
+    /// between the two (see the project's issue notes for the figures).
+    fn preferred_search() -> PreferredSearch {
+        PreferredSearch::AlphaBeta
+    }
+
+    /// Whether MCTS playouts use [`Game::playout_move`] (`Playout auto`);
+    /// `false` plays uniformly random playouts.
+    fn policy_playouts() -> bool {
+        true
     }
 
     /// The built-in baseline player (`agon:player=baseline` in matches), a

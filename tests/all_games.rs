@@ -143,7 +143,8 @@ fn play_through_protocol(name: &str, search: &str, max_plies: usize) {
 #[test]
 fn every_game_plays_to_the_end_through_the_protocol() {
     for name in GAME_NAMES {
-        play_through_protocol(name, "alphabeta", 2_000);
-        play_through_protocol(name, "auto", 2_000);
+        for search in ["alphabeta", "mcts", "auto"] {
+            play_through_protocol(name, search, 2_000);
+        }
     }
 }

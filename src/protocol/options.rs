@@ -37,6 +37,40 @@ impl SearchChoice {
     }
 }
 
+/// How MCTS playouts choose moves (`Playout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayoutChoice {
+    /// The better of the two for the game ([`crate::game::Game::policy_playouts`]).
+    Auto,
+    /// Uniformly random moves.
+    Random,
+    /// The game's cheap playout policy.
+    Policy,
+}
+
+impl PlayoutChoice {
+    /// The option value naming this choice.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlayoutChoice::Auto => "auto",
+            PlayoutChoice::Random => "random",
+            PlayoutChoice::Policy => "policy",
+        }
+    }
+
+    /// Reads an option value.
+    pub fn parse(value: &str) -> Result<PlayoutChoice, String> {
+        match value.to_ascii_lowercase().as_str() {
+            "auto" => Ok(PlayoutChoice::Auto),
+            "random" => Ok(PlayoutChoice::Random),
+            "policy" => Ok(PlayoutChoice::Policy),
+            _ => Err(format!(
+                "Playout must be auto, random or policy, not '{value}'"
+            )),
+        }
+    }
+}
+
 /// Largest `Hash` value, in MiB.
 pub const MAX_HASH_MB: i64 = 65_536;
 /// Largest `Threads` value.
@@ -53,6 +87,10 @@ pub struct EngineOptions {
     pub search: SearchChoice,
     /// Milliseconds kept in reserve on every move for communication.
     pub move_overhead_ms: u64,
+    /// MCTS playout policy.
+    pub playout: PlayoutChoice,
+    /// MCTS exploration constant, in hundredths.
+    pub exploration_centi: u32,
 }
 
 impl Default for EngineOptions {
@@ -62,6 +100,8 @@ impl Default for EngineOptions {
             threads: 1,
             search: SearchChoice::Auto,
             move_overhead_ms: 20,
+            playout: PlayoutChoice::Auto,
+            exploration_centi: 100,
         }
     }
 }
@@ -97,6 +137,16 @@ impl EngineOptions {
                 kind: OptionKind::Spin { min: 0, max: 5000 },
                 default: defaults.move_overhead_ms.to_string(),
             },
+            OptionSpec {
+                name: "Playout",
+                kind: OptionKind::Combo(vec!["auto", "random", "policy"]),
+                default: defaults.playout.name().into(),
+            },
+            OptionSpec {
+                name: "Exploration",
+                kind: OptionKind::Spin { min: 1, max: 1000 },
+                default: defaults.exploration_centi.to_string(),
+            },
         ]
     }
 
@@ -109,6 +159,10 @@ impl EngineOptions {
             "search" => self.search = SearchChoice::parse(value)?,
             "moveoverhead" => {
                 self.move_overhead_ms = parse_spin("MoveOverhead", value, 0, 5000)? as u64
+            }
+            "playout" => self.playout = PlayoutChoice::parse(value)?,
+            "exploration" => {
+                self.exploration_centi = parse_spin("Exploration", value, 1, 1000)? as u32
             }
             _ => return Ok(false),
         }

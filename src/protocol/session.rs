@@ -2,11 +2,14 @@
 //! and its search state, behind an object-safe trait so that the protocol
 //! loop can hold every game at once and switch with `setoption name Game`.
 
-use super::options::{EngineOptions, SearchChoice};
+use super::options::{EngineOptions, PlayoutChoice, SearchChoice};
 use super::output::Output;
-use crate::game::{Game, GameOptions, GameState, OptionSpec, Outcome, Player, Proven, SolveBudget};
+use crate::game::{
+    Game, GameOptions, GameState, OptionSpec, Outcome, Player, PreferredSearch, Proven, SolveBudget,
+};
 use crate::games::GameVisitor;
 use crate::search::alphabeta::AlphaBeta;
+use crate::search::mcts::{Mcts, MctsConfig, Playout};
 use crate::search::time::GoParams;
 use crate::search::{Limits, Report, SearchResult, loss_in, score_text, win_in};
 use crate::tools::perft;
@@ -72,21 +75,99 @@ impl GameVisitor for MakeSession {
     }
 }
 
-/// The search state of one game, kept between searches. Allocated on first
-/// use so that only the games actually played take memory.
-struct Searchers<G: Game> {
-    alphabeta: Option<AlphaBeta<G>>,
-    hash_mb: usize,
+/// The search state of one game, kept between searches: whichever search
+/// ran last, with its memory (transposition table or MCTS tree). Allocated
+/// on first use so that only the games actually played take memory, and only
+/// one search holds the `Hash` memory at a time.
+enum Searchers<G: Game> {
+    Idle,
+    AlphaBeta {
+        search: AlphaBeta<G>,
+        hash_mb: usize,
+    },
+    Mcts(Mcts<G>),
 }
 
 impl<G: Game> Searchers<G> {
     fn alphabeta(&mut self, hash_mb: usize) -> &mut AlphaBeta<G> {
-        if self.hash_mb != hash_mb {
-            self.alphabeta = None;
-            self.hash_mb = hash_mb;
+        let fits = matches!(self, Searchers::AlphaBeta { hash_mb: size, .. } if *size == hash_mb);
+        if !fits {
+            *self = Searchers::AlphaBeta {
+                search: AlphaBeta::new(hash_mb),
+                hash_mb,
+            };
         }
-        self.alphabeta
-            .get_or_insert_with(|| AlphaBeta::new(hash_mb))
+        match self {
+            Searchers::AlphaBeta { search, .. } => search,
+            _ => unreachable!("just made an alpha-beta searcher"),
+        }
+    }
+
+    fn mcts(&mut self, config: MctsConfig) -> &mut Mcts<G> {
+        match self {
+            Searchers::Mcts(mcts) if *mcts.config() == config => {}
+            _ => *self = Searchers::Mcts(Mcts::new(config)),
+        }
+        match self {
+            Searchers::Mcts(mcts) => mcts,
+            _ => unreachable!("just made an MCTS searcher"),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Searchers::Idle => {}
+            Searchers::AlphaBeta { search, .. } => search.clear(),
+            Searchers::Mcts(mcts) => mcts.clear(),
+        }
+    }
+}
+
+/// The generic search `go` runs for game `G` under these options.
+fn chosen_search<G: Game>(options: &EngineOptions) -> PreferredSearch {
+    match options.search {
+        SearchChoice::Auto => G::preferred_search(),
+        SearchChoice::AlphaBeta => PreferredSearch::AlphaBeta,
+        SearchChoice::Mcts => PreferredSearch::Mcts,
+    }
+}
+
+/// The MCTS configuration the engine options ask for, for game `G`.
+fn mcts_config<G: Game>(options: &EngineOptions) -> MctsConfig {
+    let policy = match options.playout {
+        PlayoutChoice::Auto => G::policy_playouts(),
+        PlayoutChoice::Random => false,
+        PlayoutChoice::Policy => true,
+    };
+    MctsConfig {
+        exploration: options.exploration_centi as f64 / 100.0,
+        playout: if policy {
+            Playout::Policy
+        } else {
+            Playout::Random
+        },
+        threads: options.threads,
+        memory_bytes: options.hash_mb << 20,
+        ..MctsConfig::default()
+    }
+}
+
+/// Runs the chosen search on `state`, printing every report as `info`.
+fn generic_search<G: Game>(
+    state: &GameState<G>,
+    limits: &Limits,
+    options: &EngineOptions,
+    searchers: &mut Searchers<G>,
+    out: &Output,
+) -> SearchResult<G::Move> {
+    let mut print = |report: &Report| out.line(&report.info_line());
+    match chosen_search::<G>(options) {
+        PreferredSearch::AlphaBeta => searchers
+            .alphabeta(options.hash_mb)
+            .search(state, limits, &mut print),
+        PreferredSearch::Mcts => searchers
+            .mcts(mcts_config::<G>(options))
+            .search(state, limits, &mut print),
     }
 }
 
@@ -104,10 +185,7 @@ impl<G: Game> GameSession<G> {
         GameSession {
             state: GameState::new(G::start(&options)),
             options,
-            searchers: Arc::new(Mutex::new(Searchers {
-                alphabeta: None,
-                hash_mb: 0,
-            })),
+            searchers: Arc::new(Mutex::new(Searchers::Idle)),
         }
     }
 
@@ -153,14 +231,19 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn new_game(&mut self) {
-        let mut searchers = lock(&self.searchers);
-        if let Some(alphabeta) = searchers.alphabeta.as_mut() {
-            alphabeta.clear();
-        }
+        lock(&self.searchers).clear();
     }
 
     fn prepare(&mut self, options: &EngineOptions) {
-        lock(&self.searchers).alphabeta(options.hash_mb);
+        let mut searchers = lock(&self.searchers);
+        match chosen_search::<G>(options) {
+            PreferredSearch::AlphaBeta => {
+                searchers.alphabeta(options.hash_mb);
+            }
+            PreferredSearch::Mcts => {
+                searchers.mcts(mcts_config::<G>(options));
+            }
+        }
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
@@ -276,14 +359,11 @@ fn run_search<G: Game>(
         return Some(mv);
     }
     if oracle_only {
-        out.error("too many legal moves for a generic search here; set Search to auto");
-        return state.legal_moves().first().copied();
+        // Listing the moves is what cannot be done here, so no fallback.
+        out.error("too many legal moves for a generic search here, and no oracle answered");
+        return None;
     }
-    let mut print = |report: &Report| out.line(&report.info_line());
-    let result: SearchResult<G::Move> = searchers
-        .alphabeta(options.hash_mb)
-        .search(state, limits, &mut print);
-    result.best
+    generic_search(state, limits, options, searchers, out).best
 }
 
 /// Perfect play where the game knows it: answers with the oracle's move and

@@ -5,15 +5,18 @@
 
 use crate::game::{Game, GameState};
 use crate::games::{GAME_NAMES, GameVisitor, visit_game};
-use crate::search::Limits;
 use crate::search::alphabeta::AlphaBeta;
+use crate::search::mcts::{Mcts, MctsConfig, Playout};
+use crate::search::{Limits, SearchResult};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-/// Nodes searched per position by each search.
+/// Nodes searched per position by alpha-beta.
 pub const BENCH_NODES: u64 = 200_000;
+/// Playouts per position for MCTS (one thread, fixed seed).
+pub const BENCH_PLAYOUTS: u64 = 5_000;
 /// Positions per game: the start and positions a few random plies in.
 const PLIES_INTO_GAME: [usize; 3] = [0, 6, 14];
 /// Transposition table size used by the bench, in MiB.
@@ -77,29 +80,54 @@ struct BenchGame;
 impl GameVisitor for BenchGame {
     type Output = Vec<BenchLine>;
     fn visit<G: Game>(self) -> Vec<BenchLine> {
-        bench_positions::<G>()
-            .iter()
-            .map(|state| {
-                let mut search = AlphaBeta::<G>::new(BENCH_HASH_MB);
-                let start = Instant::now();
-                let result = search.search(state, &Limits::nodes(BENCH_NODES), &mut |_| {});
-                let time = start.elapsed();
-                let best = result
-                    .best
-                    .map_or("(none)".into(), |m| state.position.move_to_string(m));
-                BenchLine {
-                    text: format!(
-                        "{:<9} alphabeta {:>9} nodes depth {:>2} best {:<10} {}",
-                        G::NAME,
-                        result.nodes,
-                        result.depth,
-                        best,
-                        state.position.fen()
-                    ),
-                    nodes: result.nodes,
-                    time,
-                }
-            })
-            .collect()
+        let mut lines = Vec::new();
+        for state in bench_positions::<G>() {
+            let mut alphabeta = AlphaBeta::<G>::new(BENCH_HASH_MB);
+            lines.push(bench_line(&state, "alphabeta", BENCH_NODES, |s, l| {
+                alphabeta.search(s, l, &mut |_| {})
+            }));
+            let config = MctsConfig {
+                memory_bytes: BENCH_HASH_MB << 20,
+                playout: if G::policy_playouts() {
+                    Playout::Policy
+                } else {
+                    Playout::Random
+                },
+                ..MctsConfig::default()
+            };
+            let mut mcts = Mcts::<G>::new(config);
+            lines.push(bench_line(&state, "mcts", BENCH_PLAYOUTS, |s, l| {
+                mcts.search(s, l, &mut |_| {})
+            }));
+        }
+        lines
+    }
+}
+
+/// Runs one node-limited search and describes it.
+fn bench_line<G: Game>(
+    state: &GameState<G>,
+    search_name: &str,
+    nodes: u64,
+    mut search: impl FnMut(&GameState<G>, &Limits) -> SearchResult<G::Move>,
+) -> BenchLine {
+    let start = Instant::now();
+    let result = search(state, &Limits::nodes(nodes));
+    let time = start.elapsed();
+    let best = result
+        .best
+        .map_or("(none)".into(), |m| state.position.move_to_string(m));
+    BenchLine {
+        text: format!(
+            "{:<9} {:<9} {:>9} nodes depth {:>2} best {:<10} {}",
+            G::NAME,
+            search_name,
+            result.nodes,
+            result.depth,
+            best,
+            state.position.fen()
+        ),
+        nodes: result.nodes,
+        time,
     }
 }
