@@ -261,6 +261,18 @@ fn legality_checks() {
 }
 
 #[test]
+fn diagram_shows_board_and_counters() {
+    let pos = position("x5o/7/2-1-2/7/7/7/o5x o 3 12", standard());
+    let diagram = pos.diagram();
+    let lines: Vec<&str> = diagram.lines().collect();
+    assert_eq!(lines[1], "7 | x . . . . . o |");
+    assert_eq!(lines[3], "5 | . . - . - . . |");
+    assert_eq!(lines[7], "1 | o . . . . . x |");
+    assert_eq!(lines[9], "    a b c d e f g");
+    assert!(lines[10].starts_with("o to move, x 2 o 2, half-moves 3, full-move 12"));
+}
+
+#[test]
 fn options_parse_case_insensitively() {
     let mut opts = AtaxxOptions::default();
     assert_eq!(opts, seed());
@@ -568,4 +580,23 @@ fn random_play_seed_pass() {
 #[test]
 fn random_play_standard() {
     random_games(standard(), 200);
+}
+
+#[test]
+fn evaluation_counts_material_and_exposure() {
+    // Same material and no exposure: equal for both sides to move.
+    let calm = position("xx5/xx5/7/7/7/5oo/5oo x 0 1", standard());
+    assert_eq!(calm.evaluate(), 0);
+    // One more piece for the side to move.
+    let ahead = position("xx5/xxx4/7/7/7/5oo/5oo x 0 1", standard());
+    assert!(ahead.evaluate() > 0);
+    let behind = position("xx5/xxx4/7/7/7/5oo/5oo o 0 1", standard());
+    assert_eq!(behind.evaluate(), -ahead.evaluate());
+    // Pieces that can be converted next move weigh against their owner.
+    // Equal material; o can jump next to a7, x cannot get next to c5.
+    let exposed = position("x6/1--4/1-o4/7/7/7/7 x 0 1", standard());
+    assert!(exposed.evaluate() < 0);
+    let exposed_o_view = position("x6/1--4/1-o4/7/7/7/7 o 0 1", standard());
+    assert_eq!(exposed_o_view.evaluate(), -exposed.evaluate());
+    assert!(calm.evaluate().abs() < 20000 && ahead.evaluate().abs() < 20000);
 }
