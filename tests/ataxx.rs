@@ -548,11 +548,11 @@ fn hash_tracks_position_not_counters() {
 /// boards give long games, the blocked ones short games full of passes and
 /// blocked sides.
 const RANDOM_STARTS: [(&str, usize); 4] = [
-    (START, 150),
-    ("x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1", 150),
+    (START, 100),
+    ("x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1", 100),
     (
         "x-1-o2/-1-1-1-/1-1-1-1/-1-1-1-/1-1-1-1/-1-1-1-/o1-1-1x x 0 1",
-        500,
+        400,
     ),
     ("7/7/7/7/-------/-------/x5o o 0 1", 1000),
 ];
