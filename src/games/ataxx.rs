@@ -32,6 +32,7 @@ const SEED_COUNTER_LIMIT: u32 = 80;
 /// Counter limit of the standard rules (draw).
 const STANDARD_COUNTER_LIMIT: u32 = 100;
 
+/// The squares of one file (0 = `a`).
 const fn file_mask(file: usize) -> u64 {
     let mut mask = 0;
     let mut rank = 0;
@@ -439,6 +440,8 @@ impl Ataxx {
         None
     }
 
+    /// The result under this position's rule set; `empty` is passed in
+    /// because callers usually have it already.
     #[inline]
     fn outcome_with(&self, empty: u64) -> Option<Outcome> {
         match self.options.rules {
