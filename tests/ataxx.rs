@@ -564,6 +564,15 @@ fn random_games(options: AtaxxOptions, seed: u64) {
         assert_eq!(stats.games, games);
         // Both sides win some random games from every start.
         assert!(stats.wins_x > 0 && stats.wins_o > 0, "{fen}: {stats:?}");
+        match options.rules {
+            RuleSet::Standard => assert_eq!(stats.repetitions, 0, "{fen}"),
+            // On the one-rank board, jumping back and forth while the other
+            // side passes repeats positions.
+            RuleSet::Seed if options.no_move == NoMoveRule::Pass && i == 3 => {
+                assert!(stats.repetitions > 0, "{fen}: {stats:?}")
+            }
+            _ => {}
+        }
     }
 }
 
