@@ -609,3 +609,31 @@ fn evaluation_counts_material_and_exposure() {
     assert_eq!(exposed_o_view.evaluate(), -exposed.evaluate());
     assert!(calm.evaluate().abs() < 20000 && ahead.evaluate().abs() < 20000);
 }
+
+#[test]
+fn playout_and_baseline_take_the_biggest_gain() {
+    use rand::SeedableRng;
+    // a7c6 converts c5, d5 and d6; every other move converts at most one.
+    let pos = position("x6/3o3/2oo3/7/7/7/7 x 0 1", standard());
+    let best = pos.parse_move("a7c6").expect("a7c6");
+    let mut moves = Vec::new();
+    pos.generate_moves(&mut moves);
+    for seed in 0..20 {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        assert_eq!(pos.playout_move(&moves, &mut rng), best);
+        assert_eq!(pos.baseline_move(&mut rng), Some(best));
+    }
+    // Among equal gains the choice varies with the random stream.
+    let start = Ataxx::start(&standard());
+    start.generate_moves(&mut moves);
+    let chosen: std::collections::HashSet<AtaxxMove> = (0..40)
+        .map(|seed| {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            start.playout_move(&moves, &mut rng)
+        })
+        .collect();
+    assert!(chosen.len() > 1 && chosen.iter().all(|m| m.is_clone()));
+    let finished = position("x6/7/7/7/7/7/7 o 0 1", standard());
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    assert_eq!(finished.baseline_move(&mut rng), None);
+}
