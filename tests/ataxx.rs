@@ -261,6 +261,18 @@ fn legality_checks() {
 }
 
 #[test]
+fn diagram_shows_board_and_counters() {
+    let pos = position("x5o/7/2-1-2/7/7/7/o5x o 3 12", standard());
+    let diagram = pos.diagram();
+    let lines: Vec<&str> = diagram.lines().collect();
+    assert_eq!(lines[1], "7 | x . . . . . o |");
+    assert_eq!(lines[3], "5 | . . - . - . . |");
+    assert_eq!(lines[7], "1 | o . . . . . x |");
+    assert_eq!(lines[9], "    a b c d e f g");
+    assert!(lines[10].starts_with("o to move, x 2 o 2, half-moves 3, full-move 12"));
+}
+
+#[test]
 fn options_parse_case_insensitively() {
     let mut opts = AtaxxOptions::default();
     assert_eq!(opts, seed());
@@ -536,11 +548,11 @@ fn hash_tracks_position_not_counters() {
 /// boards give long games, the blocked ones short games full of passes and
 /// blocked sides.
 const RANDOM_STARTS: [(&str, usize); 4] = [
-    (START, 150),
-    ("x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1", 150),
+    (START, 100),
+    ("x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1", 100),
     (
         "x-1-o2/-1-1-1-/1-1-1-1/-1-1-1-/1-1-1-1/-1-1-1-/o1-1-1x x 0 1",
-        500,
+        400,
     ),
     ("7/7/7/7/-------/-------/x5o o 0 1", 1000),
 ];
@@ -552,6 +564,15 @@ fn random_games(options: AtaxxOptions, seed: u64) {
         assert_eq!(stats.games, games);
         // Both sides win some random games from every start.
         assert!(stats.wins_x > 0 && stats.wins_o > 0, "{fen}: {stats:?}");
+        match options.rules {
+            RuleSet::Standard => assert_eq!(stats.repetitions, 0, "{fen}"),
+            // On the one-rank board, jumping back and forth while the other
+            // side passes repeats positions.
+            RuleSet::Seed if options.no_move == NoMoveRule::Pass && i == 3 => {
+                assert!(stats.repetitions > 0, "{fen}: {stats:?}")
+            }
+            _ => {}
+        }
     }
 }
 
@@ -568,4 +589,51 @@ fn random_play_seed_pass() {
 #[test]
 fn random_play_standard() {
     random_games(standard(), 200);
+}
+
+#[test]
+fn evaluation_counts_material_and_exposure() {
+    // Same material and no exposure: equal for both sides to move.
+    let calm = position("xx5/xx5/7/7/7/5oo/5oo x 0 1", standard());
+    assert_eq!(calm.evaluate(), 0);
+    // One more piece for the side to move.
+    let ahead = position("xx5/xxx4/7/7/7/5oo/5oo x 0 1", standard());
+    assert!(ahead.evaluate() > 0);
+    let behind = position("xx5/xxx4/7/7/7/5oo/5oo o 0 1", standard());
+    assert_eq!(behind.evaluate(), -ahead.evaluate());
+    // Pieces that can be converted next move weigh against their owner.
+    // Equal material; o can jump next to a7, x cannot get next to c5.
+    let exposed = position("x6/1--4/1-o4/7/7/7/7 x 0 1", standard());
+    assert!(exposed.evaluate() < 0);
+    let exposed_o_view = position("x6/1--4/1-o4/7/7/7/7 o 0 1", standard());
+    assert_eq!(exposed_o_view.evaluate(), -exposed.evaluate());
+    assert!(calm.evaluate().abs() < 20000 && ahead.evaluate().abs() < 20000);
+}
+
+#[test]
+fn playout_and_baseline_take_the_biggest_gain() {
+    use rand::SeedableRng;
+    // a7c6 converts c5, d5 and d6; every other move converts at most one.
+    let pos = position("x6/3o3/2oo3/7/7/7/7 x 0 1", standard());
+    let best = pos.parse_move("a7c6").expect("a7c6");
+    let mut moves = Vec::new();
+    pos.generate_moves(&mut moves);
+    for seed in 0..20 {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        assert_eq!(pos.playout_move(&moves, &mut rng), best);
+        assert_eq!(pos.baseline_move(&mut rng), Some(best));
+    }
+    // Among equal gains the choice varies with the random stream.
+    let start = Ataxx::start(&standard());
+    start.generate_moves(&mut moves);
+    let chosen: std::collections::HashSet<AtaxxMove> = (0..40)
+        .map(|seed| {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            start.playout_move(&moves, &mut rng)
+        })
+        .collect();
+    assert!(chosen.len() > 1 && chosen.iter().all(|m| m.is_clone()));
+    let finished = position("x6/7/7/7/7/7/7 o 0 1", standard());
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    assert_eq!(finished.baseline_move(&mut rng), None);
 }
