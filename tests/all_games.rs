@@ -107,7 +107,9 @@ fn play_through_protocol(name: &str, search: &str, max_plies: usize) {
             "{name}: no end after {max_plies} plies"
         );
         out.clear();
-        engine.handle_line("go nodes 300");
+        // MCTS playouts cost far more than alpha-beta nodes (whole games).
+        let nodes = if search == "mcts" { 20 } else { 300 };
+        engine.handle_line(&format!("go nodes {nodes}"));
         let start = Instant::now();
         let best = loop {
             if let Some(line) = out.lines().into_iter().find(|l| l.starts_with("bestmove")) {

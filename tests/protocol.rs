@@ -452,3 +452,19 @@ fn seed_rules_end_a_game_on_third_repetition() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn a_command_right_after_bestmove_finds_the_search_finished() {
+    let mut d = Driver::new();
+    for _ in 0..100 {
+        d.out.clear();
+        d.engine.handle_line("go depth 1");
+        d.wait_bestmove(Duration::from_secs(10));
+        // As a runner does: the next command follows the bestmove at once.
+        d.out.clear();
+        d.engine.handle_line("go depth 1");
+        let lines = d.wait_bestmove(Duration::from_secs(10));
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+        d.engine.stop_search();
+    }
+}

@@ -8,13 +8,12 @@
 
 use super::options::EngineOptions;
 use super::output::Output;
-use super::session::{MakeSession, Session};
+use super::session::{MakeSession, SearchSignals, Session};
 use crate::game::{OptionKind, OptionSpec, Player};
 use crate::games::{GAME_NAMES, visit_game};
 use crate::search::alphabeta::MAX_DEPTH;
 use crate::search::time::{Dialect, GoParams};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
 /// What the input loop does after a command.
@@ -28,7 +27,7 @@ pub enum Flow {
 
 /// A search running on its own thread.
 struct RunningSearch {
-    stop: Arc<AtomicBool>,
+    signals: SearchSignals,
     thread: JoinHandle<()>,
     /// Whether only `stop` ends it (`go infinite` or `go` with no limit).
     unbounded: bool,
@@ -72,7 +71,11 @@ impl Engine {
 
     /// Whether a search is still running (reaping a finished one).
     pub fn is_searching(&mut self) -> bool {
-        if self.search.as_ref().is_some_and(|s| s.thread.is_finished()) {
+        // `done` is set before `bestmove` is printed: from then on the
+        // thread only has to exit, so waiting for it is immediate.
+        let answered =
+            |s: &RunningSearch| s.signals.done.load(Ordering::Acquire) || s.thread.is_finished();
+        if self.search.as_ref().is_some_and(answered) {
             self.wait_for_search();
         }
         self.search.is_some()
@@ -81,7 +84,7 @@ impl Engine {
     /// Asks the running search to stop and waits for its `bestmove`.
     pub fn stop_search(&mut self) {
         if let Some(search) = &self.search {
-            search.stop.store(true, Ordering::Relaxed);
+            search.signals.stop.store(true, Ordering::Relaxed);
         }
         self.wait_for_search();
     }
@@ -288,15 +291,15 @@ impl Engine {
             self.out.line("bestmove (none)");
             return Ok(());
         }
-        let stop = Arc::new(AtomicBool::new(false));
+        let signals = SearchSignals::default();
         let out = self.out.clone();
         let options = self.options.clone();
         let thread = self
             .session_mut()
-            .start_search(&params, &options, out, Arc::clone(&stop))?;
+            .start_search(&params, &options, out, signals.clone())?;
         let unbounded = params.is_unbounded();
         self.search = Some(RunningSearch {
-            stop,
+            signals,
             thread,
             unbounded,
         });

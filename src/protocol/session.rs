@@ -13,7 +13,7 @@ use crate::search::mcts::{Mcts, MctsConfig, Playout};
 use crate::search::time::GoParams;
 use crate::search::{Limits, Report, SearchResult, loss_in, score_text, win_in};
 use crate::tools::perft;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -55,14 +55,25 @@ pub trait Session: Send {
     /// Perft split by root move.
     fn divide(&self, depth: u32) -> Result<Vec<(String, u64)>, String>;
     /// Starts a search of the current position on a new thread, which
-    /// prints `info` lines and finally `bestmove`.
+    /// prints `info` lines and finally `bestmove`. The thread sets `done`
+    /// just before it prints `bestmove`, so that a command arriving right
+    /// after it never finds the search still running.
     fn start_search(
         &mut self,
         params: &GoParams,
         options: &EngineOptions,
         out: Output,
-        stop: Arc<AtomicBool>,
+        signals: SearchSignals,
     ) -> Result<JoinHandle<()>, String>;
+}
+
+/// Flags shared by the input thread and a search thread.
+#[derive(Clone, Debug, Default)]
+pub struct SearchSignals {
+    /// Set by the input thread: stop searching now.
+    pub stop: Arc<AtomicBool>,
+    /// Set by the search thread when its answer is final.
+    pub done: Arc<AtomicBool>,
 }
 
 /// Creates the session of a game, for [`crate::games::visit_game`].
@@ -318,13 +329,13 @@ impl<G: Game> Session for GameSession<G> {
         params: &GoParams,
         options: &EngineOptions,
         out: Output,
-        stop: Arc<AtomicBool>,
+        signals: SearchSignals,
     ) -> Result<JoinHandle<()>, String> {
         let state = self.state.clone();
         let limits = params.limits(
             state.position.side_to_move(),
             options.move_overhead_ms,
-            stop,
+            Arc::clone(&signals.stop),
         );
         let options = options.clone();
         let searchers = Arc::clone(&self.searchers);
@@ -338,6 +349,7 @@ impl<G: Game> Session for GameSession<G> {
                     || "(none)".to_owned(),
                     |mv| state.position.move_to_string(mv),
                 );
+                signals.done.store(true, Ordering::Release);
                 out.line(&format!("bestmove {text}"));
             })
             .map_err(|e| format!("cannot start the search thread: {e}"))
