@@ -43,6 +43,17 @@ enum Command {
         #[command(flatten)]
         position: PositionArgs,
     },
+    /// Exact value and every optimal move (dots, mutorere).
+    ///
+    /// Dots and Boxes: `margin <final score_x − score_o>` and
+    /// `best <move> …` listing every optimal move. Mū Tōrere: `value
+    /// win|loss|draw` for the side to move, `plies <n>` when decided, and
+    /// `best <move> …`. A spinner on stderr shows progress when stderr is a
+    /// terminal.
+    Solve {
+        #[command(flatten)]
+        position: PositionArgs,
+    },
     /// Fixed searches over built-in positions of every game.
     ///
     /// Deterministic: the node total is the same on every run of the same
@@ -217,6 +228,13 @@ fn main() -> ExitCode {
             divide,
             position,
         }) => run_perft(&position, depth, divide),
+        Some(Command::Solve { position }) => tools::solve::run(
+            &position.game,
+            position.fen.as_deref(),
+            &position.options(),
+            std::io::stderr().is_terminal(),
+            &mut std::io::stdout().lock(),
+        ),
         Some(Command::Bench) => tools::bench::run(&mut std::io::stdout().lock())
             .map(|_| ())
             .map_err(|e| e.to_string()),

@@ -3,7 +3,10 @@
 
 use crate::game::Game;
 
+pub mod dots;
+pub mod mutorere;
 pub mod nim;
+pub mod yote;
 
 /// Code that is generic over the game and is chosen at run time by name
 /// (the CLI's `--game`, the protocol's `Game` option).
@@ -34,4 +37,4 @@ macro_rules! registry {
     };
 }
 
-registry!(nim::Nim);
+registry!(dots::Dots, nim::Nim, mutorere::MuTorere, yote::Yote);

@@ -119,6 +119,10 @@ impl Engine {
             }
             "uai" => self.enter_uai(),
             "isready" => {
+                if !self.is_searching() {
+                    let options = self.options.clone();
+                    self.session_mut().prepare(&options);
+                }
                 self.out.line("readyok");
                 Ok(())
             }

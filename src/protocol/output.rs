@@ -37,7 +37,11 @@ impl Output {
             Ok(sink) => sink,
             Err(poisoned) => poisoned.into_inner(),
         };
-        let _ = writeln!(sink, "{text}");
+        // One write per line, so that a reader never sees half a line.
+        let mut line = String::with_capacity(text.len() + 1);
+        line.push_str(text);
+        line.push('\n');
+        let _ = sink.write_all(line.as_bytes());
         let _ = sink.flush();
     }
 

@@ -18,6 +18,10 @@ use std::thread::JoinHandle;
 /// at the root (Nim with huge heaps has more).
 pub const MAX_LISTED_MOVES: u64 = 100_000;
 
+/// How long a perfect-play oracle may think when `go` gives a depth or node
+/// limit but no time.
+pub const UNTIMED_ORACLE_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A game's protocol state, independent of which game it is.
 pub trait Session: Send {
     /// The game's name (`Game` option value).
@@ -29,6 +33,9 @@ pub trait Session: Send {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String>;
     /// Forgets search state (transposition table, MCTS tree).
     fn new_game(&mut self);
+    /// Allocates the search memory for `options` now (at `isready`), so the
+    /// first `go` does not spend its time on it.
+    fn prepare(&mut self, options: &EngineOptions);
     /// Sets the position: `fen` or the start position, then `moves`. On
     /// error nothing changes.
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String>;
@@ -150,6 +157,10 @@ impl<G: Game> Session for GameSession<G> {
         if let Some(alphabeta) = searchers.alphabeta.as_mut() {
             alphabeta.clear();
         }
+    }
+
+    fn prepare(&mut self, options: &EngineOptions) {
+        lock(&self.searchers).alphabeta(options.hash_mb);
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
@@ -279,10 +290,16 @@ fn run_search<G: Game>(
 /// an `info` line carrying the proven score.
 fn consult_oracle<G: Game>(state: &GameState<G>, limits: &Limits, out: &Output) -> Option<G::Move> {
     // The oracle gets half the planned time, so a search can still follow
-    // when it gives up.
-    let deadline = limits
-        .soft_deadline
-        .map(|soft| limits.start + soft.saturating_duration_since(limits.start) / 2);
+    // when it gives up. Without a clock, `go infinite` lets it run until
+    // `stop`, while a depth- or node-limited search, which asks for a quick
+    // answer, gives it a fixed budget.
+    let deadline = match limits.soft_deadline {
+        Some(soft) => Some(limits.start + soft.saturating_duration_since(limits.start) / 2),
+        None if limits.depth.is_some() || limits.nodes.is_some() => {
+            Some(limits.start + UNTIMED_ORACLE_BUDGET)
+        }
+        None => None,
+    };
     let budget = SolveBudget {
         deadline,
         stop: &limits.stop,

@@ -108,6 +108,13 @@ impl<G: Game> AlphaBeta<G> {
             };
             let score = self.negamax(&state.position, depth as i32, 0, window, limits);
             if self.aborted && depth > 1 {
+                // Root moves are only recorded once fully searched, so a best
+                // move found before the stop is sound (the previous best was
+                // searched first).
+                if let Some(&best) = self.pv[0].first() {
+                    result.best = Some(best);
+                    result.score = score;
+                }
                 break;
             }
             result = SearchResult {

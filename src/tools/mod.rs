@@ -6,3 +6,4 @@ pub mod bench;
 pub mod matches;
 pub mod perft;
 pub mod positions;
+pub mod solve;

@@ -1,0 +1,204 @@
+//! Board geometry of Dots and Boxes: line numbering, which lines bound each
+//! box, and the board symmetries as bit permutations. One [`Geometry`] per
+//! size, built once and shared.
+
+use std::sync::OnceLock;
+
+/// Largest number of box rows or columns.
+pub const MAX_SIDE: usize = 5;
+
+/// Marks "no box" in [`Geometry::line_boxes`].
+pub const NO_BOX: u8 = u8::MAX;
+
+/// The fixed facts of an `rows × cols` board.
+#[derive(Debug)]
+pub struct Geometry {
+    /// Rows of boxes.
+    pub rows: usize,
+    /// Columns of boxes.
+    pub cols: usize,
+    /// Number of lines.
+    pub lines: usize,
+    /// Number of boxes.
+    pub boxes: usize,
+    /// All lines drawn.
+    pub full: u64,
+    /// The four lines of each box (box `r * cols + c`, row `r` from the bottom).
+    pub box_lines: Vec<u64>,
+    /// The (up to two) boxes each line bounds, [`NO_BOX`] for none.
+    pub line_boxes: Vec<[u8; 2]>,
+    /// The two dots of each line as `(file, rank)`, lower/left dot first.
+    pub line_dots: Vec<[(u8, u8); 2]>,
+    /// Symmetries (identity first) as byte-wise lookup tables:
+    /// `syms[s][byte][value]` holds the image of `value << (8 * byte)`.
+    syms: Vec<Box<[[u64; 256]; 8]>>,
+}
+
+impl Geometry {
+    /// The shared geometry of a size (`rows`, `cols` in `1..=5`).
+    pub fn get(rows: usize, cols: usize) -> &'static Geometry {
+        static ALL: [OnceLock<Geometry>; MAX_SIDE * MAX_SIDE] =
+            [const { OnceLock::new() }; MAX_SIDE * MAX_SIDE];
+        let r = rows.clamp(1, MAX_SIDE);
+        let c = cols.clamp(1, MAX_SIDE);
+        ALL[(r - 1) * MAX_SIDE + (c - 1)].get_or_init(|| Geometry::build(r, c))
+    }
+
+    /// Number of horizontal lines; vertical lines are numbered after them.
+    pub fn horizontal(&self) -> usize {
+        (self.rows + 1) * self.cols
+    }
+
+    /// The line between two adjacent dots, given as `(file, rank)`, in
+    /// either order; `None` when they are not adjacent or off the board.
+    pub fn line_between(&self, a: (usize, usize), b: (usize, usize)) -> Option<usize> {
+        let (lo, hi) = if (a.1, a.0) <= (b.1, b.0) {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        if hi.0 > self.cols || hi.1 > self.rows {
+            return None;
+        }
+        if lo.1 == hi.1 && lo.0 + 1 == hi.0 {
+            Some(lo.1 * self.cols + lo.0)
+        } else if lo.0 == hi.0 && lo.1 + 1 == hi.1 {
+            Some(self.horizontal() + lo.1 * (self.cols + 1) + lo.0)
+        } else {
+            None
+        }
+    }
+
+    /// Number of drawn sides of box `b`.
+    #[inline]
+    pub fn sides(&self, lines: u64, b: usize) -> u32 {
+        (lines & self.box_lines[b]).count_ones()
+    }
+
+    /// Number of completed boxes.
+    pub fn completed(&self, lines: u64) -> u32 {
+        self.box_lines.iter().filter(|&&m| lines & m == m).count() as u32
+    }
+
+    /// Boxes that drawing `line` completes (given the lines drawn before).
+    #[inline]
+    pub fn completes(&self, lines: u64, line: usize) -> u32 {
+        let after = lines | 1 << line;
+        self.line_boxes[line]
+            .iter()
+            .filter(|&&b| {
+                b != NO_BOX && after & self.box_lines[b as usize] == self.box_lines[b as usize]
+            })
+            .count() as u32
+    }
+
+    /// The smallest image of `lines` under the board symmetries, a key
+    /// shared by symmetric positions.
+    pub fn canonical(&self, lines: u64) -> u64 {
+        self.syms
+            .iter()
+            .map(|table| {
+                (0..8).fold(0u64, |acc, byte| {
+                    acc | table[byte][(lines >> (8 * byte)) as usize & 0xFF]
+                })
+            })
+            .min()
+            .unwrap_or(lines)
+    }
+
+    fn build(rows: usize, cols: usize) -> Geometry {
+        let h = (rows + 1) * cols;
+        let lines = h + rows * (cols + 1);
+        let boxes = rows * cols;
+        let mut box_lines = vec![0u64; boxes];
+        let mut line_boxes = vec![[NO_BOX; 2]; lines];
+        for r in 0..rows {
+            for c in 0..cols {
+                let b = r * cols + c;
+                let sides = [
+                    r * cols + c,
+                    (r + 1) * cols + c,
+                    h + r * (cols + 1) + c,
+                    h + r * (cols + 1) + c + 1,
+                ];
+                for l in sides {
+                    box_lines[b] |= 1 << l;
+                    let slot = if line_boxes[l][0] == NO_BOX { 0 } else { 1 };
+                    line_boxes[l][slot] = b as u8;
+                }
+            }
+        }
+        let mut line_dots = Vec::with_capacity(lines);
+        for y in 0..=rows {
+            for x in 0..cols {
+                line_dots.push([(x as u8, y as u8), (x as u8 + 1, y as u8)]);
+            }
+        }
+        for y in 0..rows {
+            for x in 0..=cols {
+                line_dots.push([(x as u8, y as u8), (x as u8, y as u8 + 1)]);
+            }
+        }
+        let mut geometry = Geometry {
+            rows,
+            cols,
+            lines,
+            boxes,
+            full: if lines == 64 {
+                u64::MAX
+            } else {
+                (1u64 << lines) - 1
+            },
+            box_lines,
+            line_boxes,
+            line_dots,
+            syms: Vec::new(),
+        };
+        geometry.syms = geometry.symmetry_tables();
+        geometry
+    }
+
+    /// Lookup tables of every symmetry of the board (4 for rectangles, 8
+    /// for squares).
+    fn symmetry_tables(&self) -> Vec<Box<[[u64; 256]; 8]>> {
+        let count = if self.cols == self.rows { 8 } else { 4 };
+        (0..count)
+            .map(|sym| {
+                let image: Vec<usize> = self
+                    .line_dots
+                    .iter()
+                    .map(|[a, b]| {
+                        let a = self.map_dot(sym, a.0 as usize, a.1 as usize);
+                        let b = self.map_dot(sym, b.0 as usize, b.1 as usize);
+                        self.line_between(a, b).unwrap_or(0)
+                    })
+                    .collect();
+                let mut table = Box::new([[0u64; 256]; 8]);
+                for (byte, row) in table.iter_mut().enumerate() {
+                    for (value, out) in row.iter_mut().enumerate() {
+                        *out = (0..8)
+                            .filter(|bit| value >> bit & 1 == 1)
+                            .map(|bit| 8 * byte + bit)
+                            .filter(|&l| l < self.lines)
+                            .fold(0u64, |acc, l| acc | 1 << image[l]);
+                    }
+                }
+                table
+            })
+            .collect()
+    }
+
+    /// The image of dot `(x, y)` under symmetry `sym` (0–3 reflections,
+    /// 4–7 the diagonal ones, square boards only).
+    fn map_dot(&self, sym: usize, x: usize, y: usize) -> (usize, usize) {
+        let (w, h) = (self.cols, self.rows);
+        let (x, y) = if sym >= 4 { (y, x) } else { (x, y) };
+        let (w, h) = if sym >= 4 { (h, w) } else { (w, h) };
+        match sym % 4 {
+            0 => (x, y),
+            1 => (w - x, y),
+            2 => (x, h - y),
+            _ => (w - x, h - y),
+        }
+    }
+}

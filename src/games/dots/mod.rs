@@ -1,0 +1,514 @@
+//! Dots and Boxes (RULES.md §2) on boards of up to 5×5 boxes.
+//!
+//! Lines are bits of a `u64` (at most 60 lines), numbered as in the position
+//! string: horizontal lines dot-row by dot-row from rank 1 up, left to right,
+//! then vertical lines box-row by box-row from the bottom, left to right.
+//! Position `<R>x<C> <lines> <score_x> <score_o> <side>`; move `a1b1`
+//! (horizontal) or `a1a2` (vertical), lower/left dot first when written,
+//! either order accepted when read.
+//!
+//! A position string must have `score_x + score_o` equal to the number of
+//! completed boxes: which player took which box is not recorded in the
+//! lines, but every box drawn closed was scored by someone.
+//!
+//! [`solver`] holds the exact solver used by [`Game::solve`].
+
+pub mod geometry;
+pub mod solver;
+
+use crate::game::{
+    Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, Proven, SolveBudget, Solved,
+    parse_counter, split_fields, zobrist_keys,
+};
+use geometry::{Geometry, MAX_SIDE, NO_BOX};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use solver::Solver;
+
+/// Options of Dots and Boxes: the board size for `startpos`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DotsOptions {
+    /// Rows of boxes.
+    pub rows: usize,
+    /// Columns of boxes.
+    pub cols: usize,
+}
+
+impl Default for DotsOptions {
+    fn default() -> Self {
+        DotsOptions { rows: 4, cols: 4 }
+    }
+}
+
+impl GameOptions for DotsOptions {
+    fn specs() -> Vec<OptionSpec> {
+        vec![OptionSpec {
+            name: "Size",
+            kind: OptionKind::Text,
+            default: "4x4".into(),
+        }]
+    }
+
+    fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        if !name.eq_ignore_ascii_case("size") {
+            return Err(format!("unknown option '{name}' for dots"));
+        }
+        let (rows, cols) = parse_size(value)?;
+        self.rows = rows;
+        self.cols = cols;
+        Ok(())
+    }
+}
+
+/// Parses `RxC` with R and C in `1..=5`.
+pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
+    let err = || format!("size '{text}' must be RxC boxes with R and C from 1 to {MAX_SIDE}");
+    let (r, c) = text.split_once('x').ok_or_else(err)?;
+    let r: usize = parse_counter(r, "rows").map_err(|_| err())?;
+    let c: usize = parse_counter(c, "columns").map_err(|_| err())?;
+    if !(1..=MAX_SIDE).contains(&r) || !(1..=MAX_SIDE).contains(&c) {
+        return Err(err());
+    }
+    Ok((r, c))
+}
+
+/// A move: the index of the line drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DotsMove(pub u8);
+
+/// Zobrist keys: 60 lines, 26 scores per player, the side, 25 sizes.
+const KEYS: [u64; 60 + 52 + 1 + 25] = zobrist_keys::<138>(0x646F_7473_626F_7865);
+const SIDE_KEY: usize = 112;
+
+fn score_key(player: Player, score: u8) -> u64 {
+    KEYS[60 + player.index() * 26 + score.min(25) as usize]
+}
+
+/// Undrawn lines at or below which [`Game::solve`] is attempted.
+const SOLVE_LINES: u32 = 26;
+
+/// A Dots and Boxes position.
+#[derive(Clone, Debug)]
+pub struct Dots {
+    geo: &'static Geometry,
+    lines: u64,
+    score: [u8; 2],
+    side: Player,
+    hash: u64,
+}
+
+impl PartialEq for Dots {
+    fn eq(&self, other: &Dots) -> bool {
+        (
+            self.geo.rows,
+            self.geo.cols,
+            self.lines,
+            self.score,
+            self.side,
+        ) == (
+            other.geo.rows,
+            other.geo.cols,
+            other.lines,
+            other.score,
+            other.side,
+        )
+    }
+}
+
+impl Eq for Dots {}
+
+impl Dots {
+    fn new(geo: &'static Geometry, lines: u64, score: [u8; 2], side: Player) -> Dots {
+        let mut dots = Dots {
+            geo,
+            lines,
+            score,
+            side,
+            hash: 0,
+        };
+        dots.hash = dots.hash_from_scratch();
+        dots
+    }
+
+    /// The board geometry.
+    pub fn geometry(&self) -> &'static Geometry {
+        self.geo
+    }
+
+    /// The drawn lines as a bitboard.
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    /// Boxes scored by `player`.
+    pub fn score(&self, player: Player) -> u32 {
+        u32::from(self.score[player.index()])
+    }
+
+    /// Undrawn lines.
+    pub fn empty_lines(&self) -> u32 {
+        self.geo.lines as u32 - self.lines.count_ones()
+    }
+
+    /// Score of the side to move minus the opponent's.
+    pub fn score_diff(&self) -> i32 {
+        self.score(self.side) as i32 - self.score(self.side.other()) as i32
+    }
+
+    fn undrawn(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut free = self.geo.full & !self.lines;
+        std::iter::from_fn(move || {
+            (free != 0).then(|| {
+                let line = free.trailing_zeros() as usize;
+                free &= free - 1;
+                line
+            })
+        })
+    }
+
+    /// Whether drawing `line` gives a box its third side.
+    fn is_unsafe(&self, line: usize) -> bool {
+        let after = self.lines | 1 << line;
+        self.geo.line_boxes[line]
+            .iter()
+            .any(|&b| b != NO_BOX && self.geo.sides(after, b as usize) == 3)
+    }
+
+    /// Boxes with three sides drawn (the mover can take them).
+    fn capturable(&self) -> usize {
+        (0..self.geo.boxes)
+            .filter(|&b| self.geo.sides(self.lines, b) == 3)
+            .count()
+    }
+
+    /// Long chains (three boxes or more) of two-sided boxes, an estimate
+    /// for the long-chain rule.
+    fn long_chains(&self) -> u32 {
+        let mut seen = 0u32;
+        let mut chains = 0;
+        for start in 0..self.geo.boxes {
+            if seen >> start & 1 == 1 || self.geo.sides(self.lines, start) != 2 {
+                continue;
+            }
+            let mut stack = vec![start];
+            seen |= 1 << start;
+            let mut size = 0;
+            while let Some(b) = stack.pop() {
+                size += 1;
+                let mut open = self.geo.box_lines[b] & !self.lines;
+                while open != 0 {
+                    let line = open.trailing_zeros() as usize;
+                    open &= open - 1;
+                    for &n in &self.geo.line_boxes[line] {
+                        let n = n as usize;
+                        if n != NO_BOX as usize
+                            && seen >> n & 1 == 0
+                            && self.geo.sides(self.lines, n) == 2
+                        {
+                            seen |= 1 << n;
+                            stack.push(n);
+                        }
+                    }
+                }
+            }
+            if size >= 3 {
+                chains += 1;
+            }
+        }
+        chains
+    }
+
+    /// The exact value (final score difference for the side to move) and
+    /// every optimal move, or `None` if the budget ran out or the game is
+    /// over. Used by `agon solve`.
+    pub fn solve_all(&self, budget: Option<&SolveBudget>) -> Option<(i32, Vec<DotsMove>)> {
+        if self.lines == self.geo.full {
+            return None;
+        }
+        let mut solver = Solver::new(self.geo, Solver::log_size_for(self.empty_lines()), budget);
+        let value = solver.value(self.lines)?;
+        let mut best = Vec::new();
+        for line in self.undrawn() {
+            if solver.move_reaches(self.lines, line, value)? {
+                best.push(DotsMove(line as u8));
+            }
+        }
+        Some((self.score_diff() + value, best))
+    }
+
+    /// A cheap sensible move: take a box, else a line that gives nothing
+    /// away, else the line that hands over the fewest boxes at once.
+    fn policy_move(&self, moves: &[DotsMove], rng: &mut Xoshiro256PlusPlus) -> DotsMove {
+        let pick = |set: &[DotsMove], rng: &mut Xoshiro256PlusPlus| {
+            set[rand::RngExt::random_range(rng, 0..set.len())]
+        };
+        let taking: Vec<DotsMove> = moves
+            .iter()
+            .copied()
+            .filter(|m| self.geo.completes(self.lines, m.0 as usize) > 0)
+            .collect();
+        if !taking.is_empty() {
+            return pick(&taking, rng);
+        }
+        let safe: Vec<DotsMove> = moves
+            .iter()
+            .copied()
+            .filter(|m| !self.is_unsafe(m.0 as usize))
+            .collect();
+        if !safe.is_empty() {
+            return pick(&safe, rng);
+        }
+        pick(moves, rng)
+    }
+}
+
+impl Game for Dots {
+    type Move = DotsMove;
+    type Options = DotsOptions;
+    const NAME: &'static str = "dots";
+
+    fn start(options: &DotsOptions) -> Dots {
+        Dots::new(
+            Geometry::get(options.rows, options.cols),
+            0,
+            [0, 0],
+            Player::X,
+        )
+    }
+
+    fn from_fen(fen: &str, _options: &DotsOptions) -> Result<Dots, String> {
+        let fields = split_fields(fen, 5, "<R>x<C> <lines> <score_x> <score_o> <side>")?;
+        let (rows, cols) = parse_size(fields[0])?;
+        let geo = Geometry::get(rows, cols);
+        let text = fields[1].as_bytes();
+        if text.len() != geo.lines || !text.iter().all(|&b| b == b'0' || b == b'1') {
+            return Err(format!(
+                "lines must be {} characters of 0 and 1 for a {rows}x{cols} board",
+                geo.lines
+            ));
+        }
+        let lines = text
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (i, &b)| acc | u64::from(b - b'0') << i);
+        let sx: u32 = parse_counter(fields[2], "score of x")?;
+        let so: u32 = parse_counter(fields[3], "score of o")?;
+        let done = geo.completed(lines);
+        if sx.checked_add(so) != Some(done) {
+            return Err(format!(
+                "scores {sx} + {so} must add up to the {done} completed boxes"
+            ));
+        }
+        let side = Player::parse(fields[4])?;
+        Ok(Dots::new(geo, lines, [sx as u8, so as u8], side))
+    }
+
+    fn fen(&self) -> String {
+        let lines: String = (0..self.geo.lines)
+            .map(|i| if self.lines >> i & 1 == 1 { '1' } else { '0' })
+            .collect();
+        format!(
+            "{}x{} {lines} {} {} {}",
+            self.geo.rows,
+            self.geo.cols,
+            self.score[0],
+            self.score[1],
+            self.side.to_char()
+        )
+    }
+
+    fn side_to_move(&self) -> Player {
+        self.side
+    }
+
+    fn generate_moves(&self, moves: &mut Vec<DotsMove>) {
+        moves.clear();
+        moves.extend(self.undrawn().map(|l| DotsMove(l as u8)));
+    }
+
+    fn play(&mut self, mv: DotsMove) {
+        let line = mv.0 as usize;
+        let gained = self.geo.completes(self.lines, line) as u8;
+        self.lines |= 1 << line;
+        self.hash ^= KEYS[line];
+        if gained > 0 {
+            let i = self.side.index();
+            self.hash ^= score_key(self.side, self.score[i]);
+            self.score[i] += gained;
+            self.hash ^= score_key(self.side, self.score[i]);
+        } else {
+            self.side = self.side.other();
+            self.hash ^= KEYS[SIDE_KEY];
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        (self.lines == self.geo.full)
+            .then(|| Outcome::by_count(self.score(Player::X), self.score(Player::O)))
+    }
+
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        let size = KEYS[SIDE_KEY + 1 + (self.geo.rows - 1) * MAX_SIDE + self.geo.cols - 1];
+        let side = if self.side == Player::O {
+            KEYS[SIDE_KEY]
+        } else {
+            0
+        };
+        let lines = self.drawn_line_keys();
+        size ^ side
+            ^ lines
+            ^ score_key(Player::X, self.score[0])
+            ^ score_key(Player::O, self.score[1])
+    }
+
+    /// Score difference, plus the boxes the mover can take now, plus the
+    /// long-chain rule: the first player wants dots + long chains even.
+    fn evaluate(&self) -> i32 {
+        let mut eval = 100 * self.score_diff() + 100 * self.capturable() as i32;
+        let safe_left = self.undrawn().any(|l| !self.is_unsafe(l));
+        let chains = self.long_chains();
+        if chains > 0 || !safe_left {
+            let dots = ((self.geo.rows + 1) * (self.geo.cols + 1)) as u32;
+            let x_happy = (dots + chains).is_multiple_of(2);
+            let mover_happy = x_happy == (self.side == Player::X);
+            let bonus = 150 + 50 * chains as i32;
+            eval += if mover_happy { bonus } else { -bonus };
+        }
+        eval
+    }
+
+    fn parse_move(&self, text: &str) -> Result<DotsMove, String> {
+        let bad = || format!("dots move '{text}' must be two adjacent dots such as a1b1 or a1a2");
+        let b = text.as_bytes();
+        if b.len() != 4 {
+            return Err(bad());
+        }
+        let dot = |f: u8, r: u8| -> Option<(usize, usize)> {
+            let file = f.checked_sub(b'a')? as usize;
+            let rank = r.checked_sub(b'1')? as usize;
+            (f.is_ascii_lowercase() && r.is_ascii_digit()).then_some((file, rank))
+        };
+        let (a, c) = dot(b[0], b[1]).zip(dot(b[2], b[3])).ok_or_else(bad)?;
+        let line = self.geo.line_between(a, c).ok_or_else(bad)?;
+        if self.lines >> line & 1 == 1 {
+            return Err(format!("line {text} is already drawn"));
+        }
+        Ok(DotsMove(line as u8))
+    }
+
+    fn move_to_string(&self, mv: DotsMove) -> String {
+        let [(f1, r1), (f2, r2)] = self
+            .geo
+            .line_dots
+            .get(mv.0 as usize)
+            .copied()
+            .unwrap_or([(0, 0), (0, 0)]);
+        format!(
+            "{}{}{}{}",
+            (b'a' + f1) as char,
+            r1 + 1,
+            (b'a' + f2) as char,
+            r2 + 1
+        )
+    }
+
+    fn is_legal(&self, mv: DotsMove) -> bool {
+        (mv.0 as usize) < self.geo.lines && self.lines >> mv.0 & 1 == 0
+    }
+
+    fn count_moves(&self) -> u64 {
+        u64::from(self.empty_lines())
+    }
+
+    /// Exact solution when at most 26 lines are left (or the board is at
+    /// most 3×3) and the budget allows; `None` otherwise.
+    fn solve(&self, budget: &SolveBudget) -> Option<Solved<DotsMove>> {
+        if self.outcome().is_some() || (self.empty_lines() > SOLVE_LINES && self.geo.lines > 24) {
+            return None;
+        }
+        let mut solver = Solver::new(
+            self.geo,
+            Solver::log_size_for(self.empty_lines()),
+            Some(budget),
+        );
+        let value = solver.value(self.lines)?;
+        let mut best = None;
+        for line in self.undrawn() {
+            if solver.move_reaches(self.lines, line, value)? {
+                best = Some(DotsMove(line as u8));
+                break;
+            }
+        }
+        let margin = self.score_diff() + value;
+        Some(Solved {
+            best: best?,
+            value: match margin.signum() {
+                1 => Proven::Win(None),
+                -1 => Proven::Loss(None),
+                _ => Proven::Draw,
+            },
+            margin: Some(margin),
+        })
+    }
+
+    fn playout_move(&self, moves: &[DotsMove], rng: &mut Xoshiro256PlusPlus) -> DotsMove {
+        self.policy_move(moves, rng)
+    }
+
+    fn baseline_move(&self, rng: &mut Xoshiro256PlusPlus) -> Option<DotsMove> {
+        let mut moves = Vec::new();
+        self.generate_moves(&mut moves);
+        (!moves.is_empty()).then(|| self.policy_move(&moves, rng))
+    }
+
+    fn diagram(&self) -> String {
+        let (rows, cols) = (self.geo.rows, self.geo.cols);
+        let drawn = |l: usize| self.lines >> l & 1 == 1;
+        let mut out = String::new();
+        for y in (0..=rows).rev() {
+            out.push_str(&format!("{:>2} ", y + 1));
+            for x in 0..=cols {
+                out.push('+');
+                if x < cols {
+                    out.push_str(if drawn(y * cols + x) { "---" } else { "   " });
+                }
+            }
+            out.push('\n');
+            if y > 0 {
+                out.push_str("   ");
+                for x in 0..=cols {
+                    let v = self.geo.horizontal() + (y - 1) * (cols + 1) + x;
+                    out.push(if drawn(v) { '|' } else { ' ' });
+                    if x < cols {
+                        let full = self.geo.sides(self.lines, (y - 1) * cols + x) == 4;
+                        out.push_str(if full { " # " } else { "   " });
+                    }
+                }
+                out.push('\n');
+            }
+        }
+        out.push_str("   ");
+        for x in 0..=cols {
+            out.push((b'a' + x as u8) as char);
+            out.push_str("   ");
+        }
+        out.push_str(&format!(
+            "\nx {} - o {}, {} to move\n",
+            self.score[0],
+            self.score[1],
+            self.side.to_char()
+        ));
+        out
+    }
+}
+
+impl Dots {
+    fn drawn_line_keys(&self) -> u64 {
+        (0..self.geo.lines)
+            .filter(|&l| self.lines >> l & 1 == 1)
+            .fold(0, |acc, l| acc ^ KEYS[l])
+    }
+}

@@ -1,0 +1,304 @@
+//! Exact Dots and Boxes solver: the net number of the *remaining* boxes the
+//! side to move gets with best play. That value depends only on the drawn
+//! lines, so scores already made never enter the search.
+//!
+//! Alpha-beta (negamax, fail-soft) with:
+//! - a transposition table keyed by the lines up to board symmetry, storing
+//!   lower and upper bounds;
+//! - the capture reduction of Barker & Korf (2012): when a box can be taken,
+//!   taking it is optimal unless it starts the last two boxes of a chain or
+//!   the last four of an opened loop; there only "take" and the
+//!   double-dealing decline (draw the far line of the next box) are tried;
+//! - move ordering: lines that give nothing away first, then the
+//!   sacrifices that hand over the fewest boxes at once.
+
+use super::geometry::{Geometry, NO_BOX};
+use crate::game::SolveBudget;
+
+/// What the capture rule allows in a position.
+enum Captures {
+    /// No box can be taken.
+    None,
+    /// Take with this line (it completes `boxes` boxes); nothing else
+    /// needs searching.
+    Take(usize, i32),
+    /// End of a chain or loop: take with the first line, or decline with the
+    /// second (which completes nothing).
+    Choice(usize, usize),
+}
+
+/// One transposition table slot.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    /// Canonical lines with bit 63 set (0 marks an empty slot).
+    key: u64,
+    lower: i8,
+    upper: i8,
+}
+
+/// A solver for one board size, keeping its table between calls.
+pub struct Solver<'a> {
+    geo: &'static Geometry,
+    table: Vec<Entry>,
+    shift: u32,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    budget: Option<&'a SolveBudget<'a>>,
+    aborted: bool,
+}
+
+impl<'a> Solver<'a> {
+    /// A solver with a table of `2^log_size` entries that gives up when
+    /// `budget` expires.
+    pub fn new(
+        geo: &'static Geometry,
+        log_size: u32,
+        budget: Option<&'a SolveBudget<'a>>,
+    ) -> Solver<'a> {
+        let log_size = log_size.clamp(8, 26);
+        Solver {
+            geo,
+            table: vec![Entry::default(); 1 << log_size],
+            shift: 64 - log_size,
+            nodes: 0,
+            budget,
+            aborted: false,
+        }
+    }
+
+    /// A table size suited to a position with `empty` undrawn lines.
+    pub fn log_size_for(empty: u32) -> u32 {
+        empty.saturating_sub(6).clamp(10, 23)
+    }
+
+    /// The exact value of the remaining boxes for the side to move, or
+    /// `None` when the budget ran out.
+    pub fn value(&mut self, lines: u64) -> Option<i32> {
+        let remaining = self.remaining(lines);
+        let v = self.search(lines, -remaining, remaining);
+        (!self.aborted).then_some(v)
+    }
+
+    /// The exact value for the side to move of drawing `line` (including
+    /// the boxes it completes), or `None` when the budget ran out.
+    pub fn move_value(&mut self, lines: u64, line: usize) -> Option<i32> {
+        let child = lines | 1 << line;
+        let gained = self.geo.completes(lines, line) as i32;
+        let rem = self.remaining(child);
+        let v = if gained > 0 {
+            gained + self.search(child, -rem, rem)
+        } else {
+            -self.search(child, -rem, rem)
+        };
+        (!self.aborted).then_some(v)
+    }
+
+    /// Whether drawing `line` scores at least `target` (a null-window test,
+    /// cheaper than [`Solver::move_value`]).
+    pub fn move_reaches(&mut self, lines: u64, line: usize, target: i32) -> Option<bool> {
+        let child = lines | 1 << line;
+        let gained = self.geo.completes(lines, line) as i32;
+        let ok = if gained > 0 {
+            let t = target - gained;
+            self.search(child, t - 1, t) >= t
+        } else {
+            self.search(child, -target, -target + 1) <= -target
+        };
+        (!self.aborted).then_some(ok)
+    }
+
+    fn remaining(&self, lines: u64) -> i32 {
+        (self.geo.boxes as u32 - self.geo.completed(lines)) as i32
+    }
+
+    fn out_of_time(&mut self) -> bool {
+        if self.nodes & 0x3FFF == 0
+            && let Some(budget) = self.budget
+            && budget.expired()
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// Fail-soft negamax on the remaining boxes.
+    fn search(&mut self, lines: u64, alpha: i32, beta: i32) -> i32 {
+        if lines == self.geo.full {
+            return 0;
+        }
+        self.nodes += 1;
+        if self.out_of_time() {
+            return 0;
+        }
+        match self.captures(lines) {
+            Captures::Take(line, k) => k + self.search(lines | 1 << line, alpha - k, beta - k),
+            Captures::Choice(take, decline) => self.choice(lines, take, decline, alpha, beta),
+            Captures::None => self.full_node(lines, alpha, beta),
+        }
+    }
+
+    /// The end of a chain or loop: take the box or hand the rest over.
+    fn choice(&mut self, lines: u64, take: usize, decline: usize, alpha: i32, beta: i32) -> i32 {
+        let taken = 1 + self.search(lines | 1 << take, alpha - 1, beta - 1);
+        if taken >= beta {
+            return taken;
+        }
+        let a = alpha.max(taken);
+        let declined = -self.search(lines | 1 << decline, -beta, -a);
+        taken.max(declined)
+    }
+
+    /// A position where nothing can be taken: every line passes the turn.
+    fn full_node(&mut self, lines: u64, mut alpha: i32, mut beta: i32) -> i32 {
+        let key = self.geo.canonical(lines) | 1 << 63;
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
+        let entry = self.table[slot];
+        if entry.key == key {
+            let (lo, hi) = (i32::from(entry.lower), i32::from(entry.upper));
+            if lo >= beta || lo == hi {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
+            alpha = alpha.max(lo);
+            beta = beta.min(hi);
+        }
+        let remaining = self.remaining(lines);
+        let (alpha0, beta0) = (alpha, beta);
+        let mut best = -remaining - 1;
+        let mut moves = [0u8; 64];
+        let count = self.ordered_moves(lines, &mut moves);
+        for &line in &moves[..count] {
+            let v = -self.search(lines | 1 << line, -beta, -alpha.max(best));
+            if v > best {
+                best = v;
+                if best >= beta {
+                    break;
+                }
+            }
+        }
+        if self.aborted {
+            return best;
+        }
+        let (lower, upper) = if best <= alpha0 {
+            (-remaining, best)
+        } else if best >= beta0 {
+            (best, remaining)
+        } else {
+            (best, best)
+        };
+        let (mut lower, mut upper) = (lower, upper);
+        if entry.key == key {
+            lower = lower.max(i32::from(entry.lower));
+            upper = upper.min(i32::from(entry.upper));
+        }
+        self.table[slot] = Entry {
+            key,
+            lower: lower as i8,
+            upper: upper.max(lower) as i8,
+        };
+        best
+    }
+
+    /// Undrawn lines, safe ones first, then by how many boxes they hand over
+    /// (the sides of boxes made capturable). Returns the count.
+    fn ordered_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
+        let mut keyed = [(0u8, 0u8); 64];
+        let mut n = 0;
+        let mut free = self.geo.full & !lines;
+        while free != 0 {
+            let line = free.trailing_zeros() as usize;
+            free &= free - 1;
+            keyed[n] = (self.giveaway(lines, line), line as u8);
+            n += 1;
+        }
+        keyed[..n].sort_unstable();
+        for (o, &(_, line)) in out.iter_mut().zip(&keyed[..n]) {
+            *o = line;
+        }
+        n
+    }
+
+    /// A rough cost of drawing `line`: 0 when safe, otherwise the length of
+    /// the chain of two-sided boxes it opens.
+    fn giveaway(&self, lines: u64, line: usize) -> u8 {
+        let after = lines | 1 << line;
+        let mut cost = 0u8;
+        for &b in &self.geo.line_boxes[line] {
+            if b != NO_BOX && self.geo.sides(after, b as usize) == 3 {
+                cost += 1 + self.chain_from(after, b as usize) as u8;
+            }
+        }
+        cost
+    }
+
+    /// Length of the chain of two-sided boxes entered from capturable box
+    /// `b` (bounded).
+    fn chain_from(&self, lines: u64, b: usize) -> usize {
+        let mut prev = b;
+        let mut open = self.geo.box_lines[b] & !lines;
+        let mut len = 0;
+        while open != 0 && len < 25 {
+            let line = open.trailing_zeros() as usize;
+            let next = self.other_box(line, prev);
+            if next == NO_BOX as usize || self.geo.sides(lines, next) != 2 {
+                break;
+            }
+            len += 1;
+            open = self.geo.box_lines[next] & !lines & !(1 << line);
+            prev = next;
+        }
+        len
+    }
+
+    fn other_box(&self, line: usize, b: usize) -> usize {
+        let [p, q] = self.geo.line_boxes[line];
+        let other = if p as usize == b { q } else { p };
+        other as usize
+    }
+
+    /// Applies the capture rule: see [`Captures`].
+    fn captures(&self, lines: u64) -> Captures {
+        let mut choice = Captures::None;
+        for b in 0..self.geo.boxes {
+            if self.geo.sides(lines, b) != 3 {
+                continue;
+            }
+            let open = self.geo.box_lines[b] & !lines;
+            let take = open.trailing_zeros() as usize;
+            match self.chain_end(lines, b, take) {
+                Some(decline) => {
+                    if matches!(choice, Captures::None) {
+                        choice = Captures::Choice(take, decline);
+                    }
+                }
+                None => return Captures::Take(take, self.geo.completes(lines, take) as i32),
+            }
+        }
+        choice
+    }
+
+    /// When capturable box `b` (taken with `take`) is the first of the last
+    /// two boxes of a chain, or of the last four of an opened loop, the line
+    /// that declines them; otherwise `None` (taking is optimal).
+    fn chain_end(&self, lines: u64, b: usize, take: usize) -> Option<usize> {
+        let n = self.other_box(take, b);
+        if n == NO_BOX as usize || self.geo.sides(lines, n) != 2 {
+            return None;
+        }
+        let far = (self.geo.box_lines[n] & !lines & !(1 << take)).trailing_zeros() as usize;
+        let next = self.other_box(far, n);
+        if next == NO_BOX as usize || self.geo.sides(lines, next) <= 1 {
+            return Some(far); // last two boxes of a chain
+        }
+        if self.geo.sides(lines, next) == 3 {
+            return None; // three boxes, both ends open: take them all
+        }
+        // `next` has two sides: a loop's last four if the box after it is
+        // capturable.
+        let far2 = (self.geo.box_lines[next] & !lines & !(1 << far)).trailing_zeros() as usize;
+        let end = self.other_box(far2, next);
+        (end != NO_BOX as usize && end != b && self.geo.sides(lines, end) == 3).then_some(far)
+    }
+}

@@ -1,0 +1,93 @@
+//! `agon solve`: the exact value and every optimal move of a position, for
+//! the games with a perfect-play oracle (Dots and Boxes, Mū Tōrere).
+
+use crate::game::{Game, GameOptions, Proven};
+use crate::games::dots::Dots;
+use crate::games::mutorere::{self, MuTorere};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// Solves `fen` (or the start position) of `game` under `options` and
+/// writes the answer to `out`.
+///
+/// Dots: `margin <final score_x - score_o>` and `best <moves>`. Mū Tōrere:
+/// `value win|loss|draw` for the side to move, `plies <n>` when decided and
+/// `best <moves>`. With `progress`, a spinner on stderr during the solve.
+pub fn run(
+    game: &str,
+    fen: Option<&str>,
+    options: &[(String, String)],
+    progress: bool,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    match game.to_ascii_lowercase().as_str() {
+        "dots" => solve_dots(position::<Dots>(fen, options)?, progress, out),
+        "mutorere" => solve_mutorere(&position::<MuTorere>(fen, options)?, out),
+        _ => Err(format!(
+            "no exact solver for game '{game}' (solve works for dots and mutorere)"
+        )),
+    }
+}
+
+/// Applies the options and reads the position (start position by default).
+fn position<G: Game>(fen: Option<&str>, options: &[(String, String)]) -> Result<G, String> {
+    let mut opts = G::Options::default();
+    for (name, value) in options {
+        opts.set(name, value)?;
+    }
+    match fen {
+        Some(fen) => G::from_fen(fen, &opts),
+        None => Ok(G::start(&opts)),
+    }
+}
+
+fn io_error(e: std::io::Error) -> String {
+    format!("cannot write the answer: {e}")
+}
+
+fn solve_dots(game: Dots, progress: bool, out: &mut dyn Write) -> Result<(), String> {
+    let margin_x = |mover_margin: i32| match game.side_to_move() {
+        crate::game::Player::X => mover_margin,
+        crate::game::Player::O => -mover_margin,
+    };
+    if game.outcome().is_some() {
+        writeln!(out, "margin {}", margin_x(game.score_diff())).map_err(io_error)?;
+        return writeln!(out, "best").map_err(io_error);
+    }
+    let spinner = progress.then(|| {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} solving {msg} [{elapsed}]")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(format!("{} empty lines", game.empty_lines()));
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    });
+    let started = Instant::now();
+    let solved = game.solve_all(None);
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+        eprintln!("solved in {:.3} s", started.elapsed().as_secs_f64());
+    }
+    let (margin, best) = solved.ok_or("the solver gave up")?;
+    let best: Vec<String> = best.iter().map(|&m| game.move_to_string(m)).collect();
+    writeln!(out, "margin {}", margin_x(margin)).map_err(io_error)?;
+    writeln!(out, "best {}", best.join(" ")).map_err(io_error)
+}
+
+fn solve_mutorere(game: &MuTorere, out: &mut dyn Write) -> Result<(), String> {
+    let (value, best) = mutorere::optimal_moves(game);
+    let (word, plies) = match value {
+        Proven::Win(n) => ("win", n),
+        Proven::Loss(n) => ("loss", n),
+        Proven::Draw => ("draw", None),
+    };
+    writeln!(out, "value {word}").map_err(io_error)?;
+    if let Some(n) = plies {
+        writeln!(out, "plies {n}").map_err(io_error)?;
+    }
+    let best: Vec<String> = best.iter().map(|&m| game.move_to_string(m)).collect();
+    writeln!(out, "best {}", best.join(" ").trim_end()).map_err(io_error)
+}
