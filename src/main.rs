@@ -3,6 +3,7 @@
 use agon::game::{Game, GameOptions};
 use agon::games::{GameVisitor, visit_game};
 use agon::protocol::{self, output::Output};
+use agon::tools::analyse;
 use agon::tools::matches::{self, MatchConfig, TimeControl, spec::PlayerSpec, stats::Sprt};
 use agon::tools::{self, perft};
 use clap::{Args, Parser, Subcommand};
@@ -397,6 +398,19 @@ fn run_replay(path: &PathBuf) -> Result<(), String> {
 }
 
 fn run_analyse(args: &AnalyseArgs) -> Result<(), String> {
-    let _ = args;
-    Err("analyse is not implemented yet".into())
+    let config = analyse::AnalyseConfig {
+        game: args.game.clone(),
+        options: option_pairs(&args.options)?,
+        limits: analyse::AnalyseLimits {
+            movetime: args.movetime,
+            depth: args.depth,
+            nodes: args.nodes,
+        },
+        search: analyse::parse_search(&args.search)?,
+        hash_mb: args.hash.clamp(1, 65_536),
+        json: args.json,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let text = read_file(&args.file)?;
+    analyse::run(&config, &text, &mut std::io::stdout().lock()).map(|_| ())
 }

@@ -76,7 +76,7 @@ impl TimeControl {
         let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
         let seconds = |field: &str| -> Result<u64, String> {
             let value: f64 = field.trim().parse().map_err(|_| usage())?;
-            if !(value.is_finite() && value >= 0.0 && value < 1e9) {
+            if !(0.0..1e9).contains(&value) {
                 return Err(usage());
             }
             Ok((value * 1000.0).round() as u64)
@@ -199,6 +199,9 @@ fn display_names(players: &[PlayerSpec; 2]) -> [String; 2] {
     }
 }
 
+/// The two players of one worker thread: first and second.
+type Pair<G> = [Box<dyn Competitor<G>>; 2];
+
 /// Results flowing from the workers to the main thread.
 type Finished = (usize, GameRecord, Player);
 
@@ -228,7 +231,11 @@ impl<'a, G: Game> MatchRun<'a, G> {
 
     /// The setup of game `index` (from 0) and the first player's side.
     fn setup(&self, index: usize) -> (GameSetup<'a, G>, Player) {
-        let first_side = if index % 2 == 0 { Player::X } else { Player::O };
+        let first_side = if index.is_multiple_of(2) {
+            Player::X
+        } else {
+            Player::O
+        };
         let start = self.starts[(index / 2) % self.starts.len()].clone();
         let names = match first_side {
             Player::X => self.names.clone(),
@@ -251,7 +258,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
         (setup, first_side)
     }
 
-    fn workers(&self) -> Result<Vec<[Box<dyn Competitor<G>>; 2]>, String> {
+    fn workers(&self) -> Result<Vec<Pair<G>>, String> {
         let count = self.config.concurrency.clamp(1, self.config.games);
         (0..count)
             .map(|_| {
@@ -321,7 +328,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
         })
     }
 
-    fn play(&self, index: usize, pair: &mut [Box<dyn Competitor<G>>; 2]) -> Finished {
+    fn play(&self, index: usize, pair: &mut Pair<G>) -> Finished {
         let (setup, first_side) = self.setup(index);
         let [p1, p2] = pair;
         let players: [&mut dyn Competitor<G>; 2] = match first_side {

@@ -6,6 +6,7 @@
 use super::external::ExternalEngine;
 use super::spec::{BuiltinKind, BuiltinSpec, PlayerKind, PlayerSpec, SearchKind};
 use crate::game::{Game, GameState, SolveBudget};
+use crate::protocol::session::MAX_LISTED_MOVES;
 use crate::search::Limits;
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::time::GoParams;
@@ -143,6 +144,9 @@ impl<G: Game> Builtin<G> {
             if let Some(solved) = state.position.solve(&budget) {
                 return Some(solved.best);
             }
+            if state.position.count_moves() > MAX_LISTED_MOVES {
+                return None;
+            }
         }
         let hash_mb = self.spec.hash_mb;
         let search = self
@@ -162,6 +166,14 @@ impl<G: Game> Competitor<G> for Builtin<G> {
     }
 
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
+        let position = &request.state.position;
+        let oracle = self.spec.kind == BuiltinKind::Engine && self.spec.search == SearchKind::Auto;
+        if !oracle && position.count_moves() > MAX_LISTED_MOVES {
+            // Listing the moves (Nim with huge heaps) would exhaust memory.
+            return Err(Forfeit::IllegalMove(
+                "(none): too many legal moves for this player".into(),
+            ));
+        }
         let mv = match self.spec.kind {
             BuiltinKind::Engine => self.engine_move(request),
             BuiltinKind::Baseline => match request.state.position.baseline_move(&mut self.rng) {

