@@ -175,10 +175,12 @@ impl Engine {
     fn is_searching_after_grace(&mut self) -> bool {
         const GRACE: Duration = Duration::from_millis(50);
         let deadline = Instant::now() + GRACE;
+        // Only a bounded search ends by itself; an infinite one waits for
+        // `stop`, so there is nothing to wait for.
         while self
             .search
             .as_ref()
-            .is_some_and(|s| !s.thread.is_finished())
+            .is_some_and(|s| !s.unbounded && !s.thread.is_finished())
             && Instant::now() < deadline
         {
             std::thread::sleep(Duration::from_millis(1));

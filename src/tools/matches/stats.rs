@@ -258,16 +258,29 @@ impl Sprt {
     }
 
     /// The log-likelihood ratio after `score` (0 before the results vary).
+    ///
+    /// When every game so far had the same result the observed variance is
+    /// 0; half a game is then added to each of wins, losses and draws (the
+    /// Jeffreys prior cutechess always adds), so that a one-sided match
+    /// still ends.
     pub fn llr(&self, score: &Score) -> f64 {
-        let n = f64::from(score.games());
-        let var = score.variance();
-        if n == 0.0 || var.is_nan() || var <= 0.0 {
-            // Every game had the same result: no variance to measure yet.
+        if score.games() == 0 {
             return 0.0;
+        }
+        let (mut n, mut mu, mut var) = (f64::from(score.games()), score.mean(), score.variance());
+        if var <= 0.0 {
+            let (w, l, d) = (
+                f64::from(score.wins) + 0.5,
+                f64::from(score.losses) + 0.5,
+                f64::from(score.draws) + 0.5,
+            );
+            n = w + l + d;
+            mu = (w + d / 2.0) / n;
+            var = (w * (1.0 - mu).powi(2) + l * mu.powi(2) + d * (0.5 - mu).powi(2)) / n;
         }
         let s0 = score_from_elo(self.elo0);
         let s1 = score_from_elo(self.elo1);
-        n * (s1 - s0) * (2.0 * score.mean() - s0 - s1) / (2.0 * var)
+        n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
     }
 
     /// The test's state after `score`.
