@@ -277,6 +277,28 @@ fn broken_engines_forfeit_and_the_match_continues() {
 }
 
 #[test]
+fn an_engine_that_answers_after_its_clock_ran_out_loses_on_time() {
+    let dir = scratch("flag");
+    let spec = fake_engine(&dir, "slow", "sleep 1; echo 'bestmove 1:1'");
+    let mut config = nim_match("agon", &spec, 1);
+    config.time = TimeControl::parse_clock("0.2+0").expect("valid");
+    let (report, _) = play(&config);
+    assert_eq!(report.score, Score::new(1, 0, 0));
+    let reason = &report.records[0].reason;
+    assert!(reason.starts_with("o forfeits: loss on time"), "{reason}");
+    assert_eq!(
+        TimeControl::parse_clock("10+0.1"),
+        Ok(TimeControl::Clock {
+            base_ms: 10_000,
+            inc_ms: 100
+        })
+    );
+    for bad in ["0+1", "x", "-1+0", "5+y"] {
+        assert!(TimeControl::parse_clock(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
 fn agon_plays_itself_as_an_external_engine() {
     let mut config = nim_match("agon", &format!("ugi:{AGON}"), 2);
     config.concurrency = 2;

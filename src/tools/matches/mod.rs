@@ -305,8 +305,8 @@ impl<'a, G: Game> MatchRun<'a, G> {
                     continue; // played after the SPRT decided: not counted
                 }
                 tally.add(index, record, first_side);
-                bar.inc(1);
                 bar.set_message(tally.progress_text());
+                bar.inc(1);
                 if let Some(writer) = writer.as_mut() {
                     writer.write_ready(&tally.pending);
                 }
