@@ -136,6 +136,9 @@ struct MatchArgs {
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// How long an external engine may take to answer `ugi`/`isready`, ms.
+    #[arg(long, default_value_t = 10_000)]
+    handshake_timeout: u64,
 }
 
 /// Arguments of `agon analyse`.
@@ -361,6 +364,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         seed: args.seed,
         max_plies: args.max_plies,
         progress: !args.no_progress && std::io::stderr().is_terminal(),
+        handshake_timeout: std::time::Duration::from_millis(args.handshake_timeout.max(1)),
     })
 }
 

@@ -10,6 +10,7 @@ use agon::tools::matches::stats::{Hypothesis, Score, Sprt, elo_line, score_line}
 use agon::tools::matches::{MatchConfig, MatchReport, TimeControl, read_openings, run_match};
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::Duration;
 
 const AGON: &str = env!("CARGO_BIN_EXE_agon");
 
@@ -38,6 +39,7 @@ fn nim_match(p1: &str, p2: &str, games: usize) -> MatchConfig {
         seed: 7,
         max_plies: None,
         progress: false,
+        handshake_timeout: Duration::from_secs(10),
     }
 }
 
@@ -265,6 +267,20 @@ fn broken_engines_forfeit_and_the_match_continues() {
         // As x in game 2 the broken engine moves first: no move recorded.
         assert!(report.records[1].moves.is_empty(), "{name}");
     }
+    // An engine that never answers `ugi` loses its games on the handshake.
+    let mute = dir.join("mute.sh");
+    std::fs::write(&mute, "while read line; do :; done\n").expect("write script");
+    let mut config = nim_match("agon", &format!("ugi:/bin/sh {}", mute.display()), 2);
+    config.handshake_timeout = Duration::from_millis(200);
+    let (report, _) = play(&config);
+    assert_eq!(report.score, Score::new(2, 0, 0));
+    assert!(
+        report.records[1]
+            .reason
+            .starts_with("x forfeits: handshake failed, no 'ugiok'"),
+        "{}",
+        report.records[1].reason
+    );
     // An engine that exits at once fails its handshake.
     let spec = format!("ugi:/bin/sh -c {}", "'exit 0'");
     let (report, _) = play(&nim_match("agon", &spec, 2));

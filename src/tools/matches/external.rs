@@ -14,7 +14,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-/// How long an engine may take to answer `ugi` or `isready`.
+/// How long an engine may take to answer `ugi` or `isready`, by default.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a process may take to exit after `quit`.
 const QUIT_GRACE: Duration = Duration::from_millis(300);
@@ -38,6 +38,7 @@ pub struct ExternalEngine {
     game: String,
     options: Vec<(String, String)>,
     running: Option<Running>,
+    handshake_timeout: Duration,
 }
 
 impl ExternalEngine {
@@ -49,7 +50,14 @@ impl ExternalEngine {
             game: game.to_owned(),
             options: options.to_vec(),
             running: None,
+            handshake_timeout: HANDSHAKE_TIMEOUT,
         }
+    }
+
+    /// Sets how long the engine may take to answer `ugi` or `isready`.
+    pub fn with_handshake_timeout(mut self, timeout: Duration) -> ExternalEngine {
+        self.handshake_timeout = timeout;
+        self
     }
 
     /// Starts the process if needed, then `uginewgame` and `isready`.
@@ -153,9 +161,9 @@ impl ExternalEngine {
             Dialect::Uai => ("uai", "uaiok"),
         };
         self.send(hello)?;
-        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
-        self.wait_for(deadline, |line| line.trim() == ok)
-            .map_err(|e| handshake_failure(e, ok))?;
+        let timeout = self.handshake_timeout;
+        self.wait_for(Instant::now() + timeout, |line| line.trim() == ok)
+            .map_err(|e| handshake_failure(e, ok, timeout))?;
         if self.spec.dialect == Dialect::Ugi {
             self.send(&format!("setoption name Game value {}", self.game))?;
         }
@@ -168,11 +176,11 @@ impl ExternalEngine {
     /// `isready` → `readyok`.
     fn sync(&mut self) -> Result<(), Forfeit> {
         self.send("isready")?;
-        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
-        let answer = self.wait_for(deadline, |line| line.trim() == "readyok");
+        let timeout = self.handshake_timeout;
+        let answer = self.wait_for(Instant::now() + timeout, |line| line.trim() == "readyok");
         if let Err(e) = answer {
             self.kill();
-            return Err(handshake_failure(e, "readyok"));
+            return Err(handshake_failure(e, "readyok", timeout));
         }
         Ok(())
     }
@@ -225,12 +233,11 @@ impl Drop for ExternalEngine {
     }
 }
 
-fn handshake_failure(error: WaitError, expected: &str) -> Forfeit {
+fn handshake_failure(error: WaitError, expected: &str, timeout: Duration) -> Forfeit {
     match error {
-        WaitError::Timeout => Forfeit::Handshake(format!(
-            "no '{expected}' within {} s",
-            HANDSHAKE_TIMEOUT.as_secs()
-        )),
+        WaitError::Timeout => {
+            Forfeit::Handshake(format!("no '{expected}' within {} ms", timeout.as_millis()))
+        }
         WaitError::Closed => Forfeit::Crash(format!("the engine exited before '{expected}'")),
     }
 }

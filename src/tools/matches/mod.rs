@@ -29,6 +29,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
+use std::time::Duration;
 
 /// How much time players get.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +120,8 @@ pub struct MatchConfig {
     pub max_plies: Option<u32>,
     /// Show a progress bar on standard error (when it is a terminal).
     pub progress: bool,
+    /// How long an external engine may take to answer `ugi`/`isready`.
+    pub handshake_timeout: Duration,
 }
 
 /// What a match produced.
@@ -263,9 +266,10 @@ impl<'a, G: Game> MatchRun<'a, G> {
         (0..count)
             .map(|_| {
                 let [p1, p2] = &self.config.players;
+                let (options, wait) = (&self.config.options, self.config.handshake_timeout);
                 Ok([
-                    make_competitor::<G>(p1, &self.config.options)?,
-                    make_competitor::<G>(p2, &self.config.options)?,
+                    make_competitor::<G>(p1, options, wait)?,
+                    make_competitor::<G>(p2, options, wait)?,
                 ])
             })
             .collect()

@@ -70,14 +70,14 @@ pub trait Competitor<G: Game>: Send {
 pub fn make_competitor<G: Game>(
     spec: &PlayerSpec,
     options: &[(String, String)],
+    handshake_timeout: Duration,
 ) -> Result<Box<dyn Competitor<G>>, String> {
     match &spec.kind {
         PlayerKind::Builtin(builtin) => Ok(Box::new(Builtin::<G>::new(builtin.clone())?)),
-        PlayerKind::External(external) => Ok(Box::new(ExternalEngine::new(
-            external.clone(),
-            G::NAME,
-            options,
-        ))),
+        PlayerKind::External(external) => Ok(Box::new(
+            ExternalEngine::new(external.clone(), G::NAME, options)
+                .with_handshake_timeout(handshake_timeout),
+        )),
     }
 }
 
