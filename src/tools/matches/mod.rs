@@ -314,9 +314,8 @@ impl<'a, G: Game> MatchRun<'a, G> {
                 if let Some(writer) = writer.as_mut() {
                     writer.write_ready(&tally.pending);
                 }
-                if tally.decided() {
-                    stop.store(true, Ordering::Relaxed);
-                }
+                // Workers finish their current game and take no new one.
+                stop.store(tally.decided(), Ordering::Relaxed);
             }
         });
         bar.finish_and_clear();

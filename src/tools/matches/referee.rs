@@ -39,7 +39,7 @@ struct Table<G: Game> {
 /// Plays one game; `players[0]` plays `x`, `players[1]` plays `o`.
 pub fn play_game<G: Game>(
     setup: &GameSetup<'_, G>,
-    players: [&mut dyn Competitor<G>; 2],
+    mut players: [&mut dyn Competitor<G>; 2],
 ) -> GameRecord {
     let mut table = Table {
         start: setup.start.fen(),
@@ -50,8 +50,6 @@ pub fn play_game<G: Game>(
             TimeControl::MoveTime { .. } => [0; 2],
         },
     };
-    let [x, o] = players;
-    let mut players = [x, o];
     let (outcome, reason) = match start_both(setup, &mut players) {
         Err(ended) => ended,
         Ok(()) => run(setup, &mut players, &mut table),
