@@ -315,6 +315,40 @@ fn an_engine_that_answers_after_its_clock_ran_out_loses_on_time() {
 }
 
 #[test]
+fn uai_engines_get_the_uai_dialogue() {
+    let dir = scratch("uai");
+    let log = dir.join("input.log");
+    let script = dir.join("uai.sh");
+    let body = format!(
+        "while read line; do\n  echo \"$line\" >> {}\n  case \"$line\" in\n    uai) echo uaiok ;;\n    isready) echo readyok ;;\n    go*) echo 'bestmove 1:1' ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+        log.display()
+    );
+    std::fs::write(&script, body).expect("write script");
+    let mut config = nim_match("agon", &format!("uai:/bin/sh {}", script.display()), 2);
+    config.options = vec![("Heaps".into(), "1".into())];
+    config.time = TimeControl::parse_clock("5+0.1").expect("valid");
+    let (report, _) = play(&config);
+    // One heap of one object: whoever moves first wins.
+    assert_eq!(report.score, Score::new(1, 1, 0));
+    let input = std::fs::read_to_string(&log).expect("the engine logged its input");
+    let lines: Vec<&str> = input.lines().collect();
+    assert_eq!(
+        lines[..3],
+        ["uai", "setoption name Heaps value 1", "isready"]
+    );
+    assert!(
+        !input.contains("name Game"),
+        "UAI has no Game option: {input}"
+    );
+    assert!(lines.contains(&"uainewgame"), "{input}");
+    assert!(lines.contains(&"position fen 1 x"), "{input}");
+    assert!(
+        lines.contains(&"go btime 5000 wtime 5000 binc 100 winc 100"),
+        "{input}"
+    );
+}
+
+#[test]
 fn agon_plays_itself_as_an_external_engine() {
     let mut config = nim_match("agon", &format!("ugi:{AGON}"), 2);
     config.concurrency = 2;
