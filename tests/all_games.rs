@@ -30,8 +30,8 @@ impl GameVisitor for RandomPlay {
     fn visit<G: Game>(self) {
         let options = G::Options::default();
         let start = G::start(&options);
-        let stats = random_play(&start, &options, 200, 5_000, 11);
-        assert_eq!(stats.games, 200, "{}", G::NAME);
+        let stats = random_play(&start, &options, 20, 5_000, 11);
+        assert_eq!(stats.games, 20, "{}", G::NAME);
     }
 }
 

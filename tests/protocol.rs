@@ -362,3 +362,93 @@ fn binary_rejects_a_huge_line() {
     assert!(stdout.contains("longer than"));
     assert!(stdout.contains("readyok"));
 }
+
+#[test]
+fn ataxx_is_the_default_game() {
+    let mut d = Driver::new();
+    assert_eq!(d.answer("query fen"), "response x5o/7/7/7/7/7/o5x x 0 1");
+    assert_eq!(d.answer("query p1turn"), "response true");
+    let lines = d.send("perft 2");
+    assert_eq!(lines.last().map(String::as_str), Some("nodes 256"));
+    let moves = d.answer("query moves");
+    assert_eq!(
+        moves.split(' ').count(),
+        17,
+        "response and 16 moves: {moves}"
+    );
+}
+
+#[test]
+fn ataxx_game_options_and_positions() {
+    let mut d = Driver::new();
+    assert!(d.send("setoption name Rules value standard").is_empty());
+    assert!(d.send("setoption name NoMoveRule value pass").is_empty());
+    assert!(is_error(&d.send("setoption name Rules value chess")));
+    // x has no move on this board and o has one: under standard rules x passes.
+    d.send("position fen xoo4/ooo4/ooo4/7/7/7/7 x 0 1");
+    assert_eq!(d.answer("query moves"), "response 0000");
+    assert!(
+        d.send("position fen xoo4/ooo4/ooo4/7/7/7/7 x 0 1 moves 0000")
+            .is_empty()
+    );
+    assert_eq!(d.answer("query p1turn"), "response false");
+    assert!(
+        is_error(&d.send("position startpos moves g1 g2 1:1")),
+        "a nim move in ataxx"
+    );
+    let lines = d.send("position startpos moves g2 a2 g3 zz");
+    assert!(lines[0].contains("move 4 'zz'"), "{lines:?}");
+    let lines = d.send("d");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "Fen: xoo4/ooo4/ooo4/7/7/7/7 o 1 1"),
+        "errors kept the position: {lines:?}"
+    );
+}
+
+#[test]
+fn uai_session_with_black_moving_first() {
+    let mut d = Driver::new();
+    d.send("setoption name Rules value seed");
+    let lines = d.send("uai");
+    assert_eq!(lines.last().map(String::as_str), Some("uaiok"));
+    assert_eq!(d.send("isready"), vec!["readyok"]);
+    d.send("uainewgame");
+    d.send("position startpos moves g2");
+    assert_eq!(d.answer("query fen"), "response x5o/7/7/7/7/6x/o5x o 0 1");
+    let lines = d.search("go btime 1000 wtime 1000 binc 10 winc 10");
+    let best = lines.last().expect("bestmove");
+    let mv = best.strip_prefix("bestmove ").expect("bestmove line");
+    assert!(
+        d.send(&format!("position startpos moves g2 {mv}"))
+            .is_empty(),
+        "{mv} is legal"
+    );
+    assert!(
+        is_error(&d.send("go p1time 1000")),
+        "UGI clock names are not UAI"
+    );
+    // uai switched Ataxx to standard rules: repetition does not end games.
+    assert!(
+        d.send("position startpos moves g1e3 a1c3 e3g1 c3a1 g1e3 a1c3 e3g1 c3a1")
+            .is_empty()
+    );
+    assert_eq!(d.answer("query gameover"), "response false");
+}
+
+#[test]
+fn seed_rules_end_a_game_on_third_repetition() {
+    let mut d = Driver::new();
+    assert!(
+        d.send("position startpos moves g1e3 a1c3 e3g1 c3a1 g1e3 a1c3 e3g1 c3a1")
+            .is_empty()
+    );
+    assert_eq!(d.answer("query gameover"), "response true");
+    assert_eq!(d.answer("query result"), "response draw", "2 pieces each");
+    let lines = d.send("position startpos moves g1e3 a1c3 e3g1 c3a1 g1e3 a1c3 e3g1 c3a1 g1e3");
+    assert!(
+        lines[0].contains("move 9 'g1e3': the game is already over"),
+        "{lines:?}"
+    );
+}

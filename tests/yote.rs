@@ -183,6 +183,11 @@ fn end_conditions() {
     let blocked = pos("6/6/o5/o5/xoo3 x 0 5 - - 0 10");
     assert_eq!(blocked.outcome(), Some(Outcome::Win(Player::O)));
     assert!(moves(&blocked).is_empty());
+    // The only step is the forbidden straight-back one: no legal move.
+    let stuck = pos("6/6/6/6/xoo3 x 0 5 a2a1 - 0 10");
+    assert!(moves(&stuck).is_empty());
+    assert_eq!(stuck.outcome(), Some(Outcome::Win(Player::O)));
+    assert_eq!(pos("6/6/6/6/xoo3 x 0 5 - - 0 10").outcome(), None);
     // Same with a stone in reserve: the drop is a move.
     assert_eq!(pos("6/6/o5/o5/xoo3 x 1 5 - - 0 10").outcome(), None);
     // The loss is checked before the quiet draw.
@@ -297,4 +302,49 @@ fn random_play_invariants() {
     // Some positions reached from the middle of the game too.
     let mid = pos("6/2o3/1oxo2/2o3/o5 x 3 2 - - 0 10");
     random_play(&mid, &NoOptions, 300, 5000, 8);
+}
+
+#[test]
+fn positions_file_parses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/positions/yote.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut count = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let mut parts = line.split(';').map(str::trim);
+        let y = pos(parts.next().unwrap());
+        assert_eq!(y.outcome(), None, "{line}");
+        for part in parts {
+            if let Some(best) = part.strip_prefix("bm ") {
+                for mv in best.split_whitespace() {
+                    assert!(moves(&y).contains(&mv.to_string()), "{mv} in {line}");
+                }
+            }
+        }
+        count += 1;
+    }
+    assert!(count >= 8);
+}
+
+#[test]
+fn random_garbage_never_panics() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    let alphabet: Vec<char> = "abcdefgxo0123456789@-/ é".chars().collect();
+    let start = Yote::start(&NoOptions);
+    for _ in 0..20_000 {
+        let len = rand::RngExt::random_range(&mut rng, 0..12);
+        let text: String = (0..len)
+            .map(|_| alphabet[rand::RngExt::random_range(&mut rng, 0..alphabet.len())])
+            .collect();
+        if let Ok(mv) = start.parse_move(&text) {
+            let _ = start.is_legal(mv);
+            let _ = start.move_to_string(mv);
+        }
+        let fen = format!("{text}/6/6/6/6 x 12 12 - - 0 1");
+        if let Ok(y) = Yote::from_fen(&fen, &NoOptions) {
+            assert_eq!(pos(&y.fen()).fen(), y.fen());
+        }
+    }
 }

@@ -3,6 +3,8 @@
 
 use crate::game::Game;
 
+pub mod ataxx;
+pub mod ctor;
 pub mod dots;
 pub mod mutorere;
 pub mod nim;
@@ -37,4 +39,11 @@ macro_rules! registry {
     };
 }
 
-registry!(dots::Dots, nim::Nim, mutorere::MuTorere, yote::Yote);
+registry!(
+    ataxx::Ataxx,
+    dots::Dots,
+    nim::Nim,
+    mutorere::MuTorere,
+    yote::Yote,
+    ctor::Ctor
+);

@@ -279,14 +279,29 @@ impl Yote {
         }
     }
 
-    /// Whether the side to move has at least one legal move.
+    /// Whether the side to move has at least one legal move, without
+    /// generating them (this runs in every `outcome` call).
     fn has_move(&self) -> bool {
-        if self.reserve[self.side.index()] > 0 && self.empty() != 0 {
+        let me = self.side.index();
+        if self.reserve[me] > 0 && self.empty() != 0 {
             return true;
         }
-        let mut moves = Vec::new();
-        self.push_steps(&mut moves);
-        !moves.is_empty() || self.can_capture(self.side)
+        if self.can_capture(self.side) {
+            return true;
+        }
+        match self.step_count(self.side) {
+            0 => false,
+            1 => {
+                // The single step may be the forbidden straight-back one.
+                let Some((from, to)) = self.last[me] else {
+                    return true;
+                };
+                let back_possible =
+                    self.stones[me] & (1 << to) != 0 && self.empty() & (1 << from) != 0;
+                !back_possible
+            }
+            _ => true,
+        }
     }
 
     fn set_last(&mut self, p: usize, last: Option<(u8, u8)>) {
@@ -386,7 +401,7 @@ impl Yote {
         out
     }
 
-    /// Captures among `moves`.
+    /// Whether a move is a capture.
     fn is_capture(mv: &YoteMove) -> bool {
         matches!(mv, YoteMove::Capture { .. })
     }

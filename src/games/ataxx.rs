@@ -1,0 +1,803 @@
+//! Ataxx (RULES.md §1): a 7×7 board, clone to an adjacent square or jump two
+//! squares, and convert every enemy piece around the target.
+//!
+//! Two rule sets (`Rules` option): `seed` (the seed's "Duel de territoires":
+//! a blocked side loses or passes, counter limit 80, repetition, all decided
+//! by count) and `standard` (libataxx / python-ataxx / UAI: a blocked side
+//! passes with `0000`, counter limit 100 is a draw, no repetition rule).
+//!
+//! Bitboards: bit `rank * 7 + file` (`a1` = 0, `g1` = 6, `g7` = 48), one `u64`
+//! per side plus one for the blocked squares (`-`).
+
+use crate::game::{
+    Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_counter, split_fields,
+    zobrist_keys,
+};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fmt::Write as _;
+
+/// Board width and height.
+const SIZE: usize = 7;
+/// Number of squares.
+const SQUARES: usize = SIZE * SIZE;
+/// Every square of the board.
+const ALL: u64 = (1u64 << SQUARES) - 1;
+/// The squares of file `a`.
+const FILE_A: u64 = file_mask(0);
+/// The squares of file `g`.
+const FILE_G: u64 = file_mask(SIZE - 1);
+
+/// Counter limit of the seed rules (decided by count).
+const SEED_COUNTER_LIMIT: u32 = 80;
+/// Counter limit of the standard rules (draw).
+const STANDARD_COUNTER_LIMIT: u32 = 100;
+
+const fn file_mask(file: usize) -> u64 {
+    let mut mask = 0;
+    let mut rank = 0;
+    while rank < SIZE {
+        mask |= 1u64 << (rank * SIZE + file);
+        rank += 1;
+    }
+    mask
+}
+
+/// For every square, the squares at king-move distance exactly `distance`.
+const fn ring_table(distance: i32) -> [u64; SQUARES] {
+    let mut table = [0u64; SQUARES];
+    let mut sq = 0;
+    while sq < SQUARES {
+        let (file, rank) = ((sq % SIZE) as i32, (sq / SIZE) as i32);
+        let mut df = -distance;
+        while df <= distance {
+            let mut dr = -distance;
+            while dr <= distance {
+                let (nf, nr) = (file + df, rank + dr);
+                let on_ring = df.abs() == distance || dr.abs() == distance;
+                if on_ring && nf >= 0 && nf < SIZE as i32 && nr >= 0 && nr < SIZE as i32 {
+                    table[sq] |= 1u64 << (nr as usize * SIZE + nf as usize);
+                }
+                dr += 1;
+            }
+            df += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+/// Squares adjacent to each square (clone targets, converted neighbours).
+static NEIGHBOURS: [u64; SQUARES] = ring_table(1);
+/// Squares at distance exactly 2 from each square (jump targets).
+static RING2: [u64; SQUARES] = ring_table(2);
+
+/// Zobrist keys: `x` pieces, `o` pieces, blockers (49 each), side to move.
+const KEYS: [u64; 3 * SQUARES + 1] = zobrist_keys(0xA7A8_5EED_0001_0049);
+/// Key toggled when `o` is to move.
+const SIDE_KEY: u64 = KEYS[3 * SQUARES];
+
+/// Key of a piece of `side` (0 = `x`, 1 = `o`) on `sq`.
+#[inline]
+fn piece_key(side: usize, sq: usize) -> u64 {
+    KEYS[side * SQUARES + sq]
+}
+
+/// Key of a blocked square.
+#[inline]
+fn blocker_key(sq: usize) -> u64 {
+    KEYS[2 * SQUARES + sq]
+}
+
+/// Keys toggled when the piece on a square changes owner.
+static FLIP_KEYS: [u64; SQUARES] = {
+    let mut table = [0u64; SQUARES];
+    let mut sq = 0;
+    while sq < SQUARES {
+        table[sq] = KEYS[sq] ^ KEYS[SQUARES + sq];
+        sq += 1;
+    }
+    table
+};
+
+/// Every square within king-move distance 1 of `bb`, `bb` included.
+#[inline]
+fn dilate(bb: u64) -> u64 {
+    // Mask the left shift with ALL too: g7 shifted left would land on bit
+    // 49, which the downward shift would then bring onto a7.
+    let row = bb | ((bb << 1) & ALL & !FILE_A) | ((bb >> 1) & !FILE_G);
+    (row | (row << SIZE) | (row >> SIZE)) & ALL
+}
+
+/// Iterates over the squares of a bitboard, lowest first.
+#[inline]
+fn squares(mut bb: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if bb == 0 {
+            return None;
+        }
+        let sq = bb.trailing_zeros() as usize;
+        bb &= bb - 1;
+        Some(sq)
+    })
+}
+
+/// Number of squares in a bitboard, as a signed count for evaluations.
+#[inline]
+fn count(bb: u64) -> i32 {
+    bb.count_ones() as i32
+}
+
+/// The rule set (`Rules` option).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RuleSet {
+    /// The seed's rules: blocked side loses (or passes), limit 80 and
+    /// repetition decided by count.
+    #[default]
+    Seed,
+    /// The Ataxx engines' rules: blocked side passes, limit 100 is a draw.
+    Standard,
+}
+
+/// What a side that alone cannot move does under seed rules (`NoMoveRule`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NoMoveRule {
+    /// It loses at once (the seed's "Solo" mode).
+    #[default]
+    Lose,
+    /// It passes with `0000` (the seed's "Local" and "En ligne" modes).
+    Pass,
+}
+
+/// Ataxx's options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AtaxxOptions {
+    /// The rule set.
+    pub rules: RuleSet,
+    /// The seed rules' treatment of a blocked side (ignored by `standard`).
+    pub no_move: NoMoveRule,
+}
+
+impl GameOptions for AtaxxOptions {
+    fn specs() -> Vec<OptionSpec> {
+        vec![
+            OptionSpec {
+                name: "Rules",
+                kind: OptionKind::Combo(vec!["seed", "standard"]),
+                default: "seed".into(),
+            },
+            OptionSpec {
+                name: "NoMoveRule",
+                kind: OptionKind::Combo(vec!["lose", "pass"]),
+                default: "lose".into(),
+            },
+        ]
+    }
+
+    fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let value_lower = value.to_ascii_lowercase();
+        match (name.to_ascii_lowercase().as_str(), value_lower.as_str()) {
+            ("rules", "seed") => self.rules = RuleSet::Seed,
+            ("rules", "standard") => self.rules = RuleSet::Standard,
+            ("rules", _) => {
+                return Err(format!(
+                    "option Rules takes seed or standard, not '{value}'"
+                ));
+            }
+            ("nomoverule", "lose") => self.no_move = NoMoveRule::Lose,
+            ("nomoverule", "pass") => self.no_move = NoMoveRule::Pass,
+            ("nomoverule", _) => {
+                return Err(format!(
+                    "option NoMoveRule takes lose or pass, not '{value}'"
+                ));
+            }
+            _ => return Err(format!("unknown option '{name}' for ataxx")),
+        }
+        Ok(())
+    }
+}
+
+/// Square index used by the pass move.
+const PASS_SQUARE: u8 = SQUARES as u8;
+
+/// An Ataxx move: a clone (`from == to`), a jump, or the pass `0000`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AtaxxMove {
+    from: u8,
+    to: u8,
+}
+
+impl AtaxxMove {
+    /// The pass, written `0000`.
+    pub const PASS: AtaxxMove = AtaxxMove {
+        from: PASS_SQUARE,
+        to: PASS_SQUARE,
+    };
+
+    /// A clone to `to` (square index 0–48, `a1` = 0, `b1` = 1, …).
+    pub fn clone_to(to: usize) -> AtaxxMove {
+        debug_assert!(to < SQUARES);
+        AtaxxMove {
+            from: to as u8,
+            to: to as u8,
+        }
+    }
+
+    /// A jump from `from` to `to` (square indexes).
+    pub fn jump(from: usize, to: usize) -> AtaxxMove {
+        debug_assert!(from < SQUARES && to < SQUARES && from != to);
+        AtaxxMove {
+            from: from as u8,
+            to: to as u8,
+        }
+    }
+
+    /// Whether this is the pass.
+    pub fn is_pass(self) -> bool {
+        self.to == PASS_SQUARE
+    }
+
+    /// Whether this is a clone.
+    pub fn is_clone(self) -> bool {
+        self.from == self.to && !self.is_pass()
+    }
+
+    /// Whether this is a jump.
+    pub fn is_jump(self) -> bool {
+        self.from != self.to
+    }
+
+    /// The origin square of a jump (the target for clones and passes).
+    pub fn from(self) -> usize {
+        self.from as usize
+    }
+
+    /// The target square (49 for the pass).
+    pub fn to(self) -> usize {
+        self.to as usize
+    }
+}
+
+impl std::fmt::Display for AtaxxMove {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_pass() {
+            f.write_str("0000")
+        } else if self.is_clone() {
+            f.write_str(&square_name(self.to()))
+        } else {
+            write!(f, "{}{}", square_name(self.from()), square_name(self.to()))
+        }
+    }
+}
+
+/// The name of a square index (`0` → `a1`, `48` → `g7`).
+pub fn square_name(sq: usize) -> String {
+    let file = (b'a' + (sq % SIZE) as u8) as char;
+    let rank = (b'1' + (sq / SIZE) as u8) as char;
+    format!("{file}{rank}")
+}
+
+/// Reads a square from two bytes (`a1`–`g7`).
+fn parse_square(bytes: &[u8]) -> Option<usize> {
+    match bytes {
+        [file @ b'a'..=b'g', rank @ b'1'..=b'7'] => {
+            Some((rank - b'1') as usize * SIZE + (file - b'a') as usize)
+        }
+        _ => None,
+    }
+}
+
+/// King-move distance between two squares.
+fn distance(a: usize, b: usize) -> usize {
+    let df = (a % SIZE).abs_diff(b % SIZE);
+    let dr = (a / SIZE).abs_diff(b / SIZE);
+    df.max(dr)
+}
+
+/// An Ataxx position with the rules it is played under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ataxx {
+    /// Pieces of `x` and `o`.
+    pieces: [u64; 2],
+    /// Blocked squares (`-`).
+    blockers: u64,
+    side: Player,
+    /// Half-move counter (its meaning depends on the rule set).
+    halfmoves: u32,
+    /// Full-move number, +1 after each move of `o`.
+    fullmoves: u32,
+    options: AtaxxOptions,
+    hash: u64,
+}
+
+impl Ataxx {
+    /// Builds a position from its parts (bitboards of `x`, `o` and
+    /// blockers must be disjoint and inside the board).
+    fn from_parts(
+        pieces: [u64; 2],
+        blockers: u64,
+        side: Player,
+        halfmoves: u32,
+        fullmoves: u32,
+        options: AtaxxOptions,
+    ) -> Ataxx {
+        let mut position = Ataxx {
+            pieces,
+            blockers,
+            side,
+            halfmoves,
+            fullmoves,
+            options,
+            hash: 0,
+        };
+        position.hash = position.hash_from_scratch();
+        position
+    }
+
+    /// The pieces of `player` as a bitboard (bit `rank * 7 + file`).
+    pub fn pieces(&self, player: Player) -> u64 {
+        self.pieces[player.index()]
+    }
+
+    /// The blocked squares as a bitboard.
+    pub fn blockers(&self) -> u64 {
+        self.blockers
+    }
+
+    /// The half-move counter.
+    pub fn halfmoves(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// The full-move number.
+    pub fn fullmoves(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// The options this position is played under.
+    pub fn options(&self) -> AtaxxOptions {
+        self.options
+    }
+
+    /// Empty squares (neither piece nor blocker).
+    #[inline]
+    fn empty(&self) -> u64 {
+        ALL & !(self.pieces[0] | self.pieces[1] | self.blockers)
+    }
+
+    /// Whether the pieces in `bb` can clone or jump somewhere in `empty`.
+    #[inline]
+    fn can_move(bb: u64, empty: u64) -> bool {
+        dilate(dilate(bb)) & empty != 0
+    }
+
+    /// The result decided by counting pieces.
+    fn by_count(&self) -> Outcome {
+        Outcome::by_count(self.pieces[0].count_ones(), self.pieces[1].count_ones())
+    }
+
+    /// End checks of the seed rules, in RULES.md order (repetition is left
+    /// to [`crate::game::GameState`]; it cannot change the result here since
+    /// every position this ends is terminal at its first occurrence).
+    fn seed_outcome(&self, empty: u64) -> Option<Outcome> {
+        let us = self.pieces[self.side.index()];
+        let them = self.pieces[self.side.other().index()];
+        if empty == 0 || us == 0 || them == 0 || self.halfmoves >= SEED_COUNTER_LIMIT {
+            return Some(self.by_count());
+        }
+        if Self::can_move(us, empty) {
+            return None;
+        }
+        if !Self::can_move(them, empty) {
+            return Some(self.by_count());
+        }
+        match self.options.no_move {
+            NoMoveRule::Lose => Some(Outcome::Win(self.side.other())),
+            NoMoveRule::Pass => None,
+        }
+    }
+
+    /// End checks of the standard rules, in libataxx / python-ataxx order.
+    fn standard_outcome(&self, empty: u64) -> Option<Outcome> {
+        if !Self::can_move(self.pieces[0] | self.pieces[1], empty) {
+            return Some(self.by_count());
+        }
+        if self.pieces[0] == 0 || self.pieces[1] == 0 {
+            // The side without pieces loses, which is what counting says.
+            return Some(self.by_count());
+        }
+        if self.halfmoves >= STANDARD_COUNTER_LIMIT {
+            return Some(Outcome::Draw);
+        }
+        None
+    }
+
+    #[inline]
+    fn outcome_with(&self, empty: u64) -> Option<Outcome> {
+        match self.options.rules {
+            RuleSet::Seed => self.seed_outcome(empty),
+            RuleSet::Standard => self.standard_outcome(empty),
+        }
+    }
+
+    /// Clones plus jumps of the side to move, counted by popcounts.
+    #[inline]
+    fn count_clones_and_jumps(&self, empty: u64) -> u64 {
+        let us = self.pieces[self.side.index()];
+        let clones = (dilate(us) & empty).count_ones() as u64;
+        squares(us).fold(clones, |acc, sq| {
+            acc + (RING2[sq] & empty).count_ones() as u64
+        })
+    }
+
+    /// Number of enemy pieces a move would convert.
+    fn conversions(&self, mv: AtaxxMove) -> u32 {
+        if mv.is_pass() {
+            return 0;
+        }
+        (NEIGHBOURS[mv.to()] & self.pieces[self.side.other().index()]).count_ones()
+    }
+
+    /// The greedy choice among `moves`: most pieces gained (two per
+    /// conversion, one for a clone), ties broken from a random start so that
+    /// playouts stay varied.
+    fn greedy_move(&self, moves: &[AtaxxMove], rng: &mut Xoshiro256PlusPlus) -> AtaxxMove {
+        let start = rand::RngExt::random_range(rng, 0..moves.len());
+        let gain = |mv: AtaxxMove| 2 * self.conversions(mv) + u32::from(mv.is_clone());
+        let mut best = moves[start];
+        let mut best_gain = gain(best);
+        for &mv in moves[start..].iter().chain(&moves[..start]) {
+            let g = gain(mv);
+            if g > best_gain {
+                best = mv;
+                best_gain = g;
+            }
+        }
+        best
+    }
+
+    /// Writes the board field of the position string.
+    fn board_field(&self) -> String {
+        let mut out = String::new();
+        for rank in (0..SIZE).rev() {
+            let mut run = 0;
+            for file in 0..SIZE {
+                match self.square_char(rank * SIZE + file) {
+                    '.' => run += 1,
+                    c => {
+                        if run > 0 {
+                            let _ = write!(out, "{run}");
+                            run = 0;
+                        }
+                        out.push(c);
+                    }
+                }
+            }
+            if run > 0 {
+                let _ = write!(out, "{run}");
+            }
+            if rank > 0 {
+                out.push('/');
+            }
+        }
+        out
+    }
+
+    /// `x`, `o`, `-` or `.` for an empty square.
+    fn square_char(&self, sq: usize) -> char {
+        let bit = 1u64 << sq;
+        if self.pieces[0] & bit != 0 {
+            'x'
+        } else if self.pieces[1] & bit != 0 {
+            'o'
+        } else if self.blockers & bit != 0 {
+            '-'
+        } else {
+            '.'
+        }
+    }
+}
+
+/// Reads the board field: 7 ranks from the top, `/`-separated, of `x`, `o`,
+/// `-` and digit runs counting empty squares. Returns `x`, `o`, blockers.
+fn parse_board(field: &str) -> Result<([u64; 2], u64), String> {
+    let ranks: Vec<&str> = field.split('/').collect();
+    if ranks.len() != SIZE {
+        return Err(format!(
+            "board needs {SIZE} ranks separated by '/', got {}",
+            ranks.len()
+        ));
+    }
+    let mut pieces = [0u64; 2];
+    let mut blockers = 0u64;
+    for (i, text) in ranks.iter().enumerate() {
+        let rank = SIZE - 1 - i;
+        let mut file = 0;
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            let width = match c {
+                'x' | 'o' | '-' => 1,
+                '0'..='9' => {
+                    let mut run = c as usize - '0' as usize;
+                    while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                        run = run * 10 + (d as usize - '0' as usize);
+                        if run > SIZE {
+                            break;
+                        }
+                    }
+                    if run == 0 {
+                        return Err(format!("rank {}: an empty-square count of 0", rank + 1));
+                    }
+                    run
+                }
+                _ => {
+                    return Err(format!(
+                        "rank {}: unexpected character '{c}' (board uses x, o, -, digits, /)",
+                        rank + 1
+                    ));
+                }
+            };
+            if file + width > SIZE {
+                return Err(format!("rank {} has more than {SIZE} squares", rank + 1));
+            }
+            let bit = 1u64 << (rank * SIZE + file);
+            match c {
+                'x' => pieces[0] |= bit,
+                'o' => pieces[1] |= bit,
+                '-' => blockers |= bit,
+                _ => {}
+            }
+            file += width;
+        }
+        if file != SIZE {
+            return Err(format!(
+                "rank {} has {file} squares, needs {SIZE}",
+                rank + 1
+            ));
+        }
+    }
+    Ok((pieces, blockers))
+}
+
+impl Game for Ataxx {
+    type Move = AtaxxMove;
+    type Options = AtaxxOptions;
+    const NAME: &'static str = "ataxx";
+
+    fn start(options: &AtaxxOptions) -> Ataxx {
+        let corner = |file: usize, rank: usize| 1u64 << (rank * SIZE + file);
+        let x = corner(0, SIZE - 1) | corner(SIZE - 1, 0);
+        let o = corner(SIZE - 1, SIZE - 1) | corner(0, 0);
+        Ataxx::from_parts([x, o], 0, Player::X, 0, 1, *options)
+    }
+
+    fn from_fen(fen: &str, options: &AtaxxOptions) -> Result<Ataxx, String> {
+        let fields = split_fields(fen, 4, "<board> <side> <half-moves> <full-move>")?;
+        let (pieces, blockers) = parse_board(fields[0])?;
+        let side = Player::parse(fields[1])?;
+        let halfmoves: u32 = parse_counter(fields[2], "half-move counter")?;
+        let fullmoves: u32 = parse_counter(fields[3], "full-move number")?;
+        if fullmoves == 0 {
+            return Err("full-move number starts at 1, not 0".into());
+        }
+        Ok(Ataxx::from_parts(
+            pieces, blockers, side, halfmoves, fullmoves, *options,
+        ))
+    }
+
+    fn fen(&self) -> String {
+        format!(
+            "{} {} {} {}",
+            self.board_field(),
+            self.side.to_char(),
+            self.halfmoves,
+            self.fullmoves
+        )
+    }
+
+    fn side_to_move(&self) -> Player {
+        self.side
+    }
+
+    fn generate_moves(&self, moves: &mut Vec<AtaxxMove>) {
+        moves.clear();
+        let empty = self.empty();
+        if self.outcome_with(empty).is_some() {
+            return;
+        }
+        let us = self.pieces[self.side.index()];
+        moves.extend(squares(dilate(us) & empty).map(AtaxxMove::clone_to));
+        for from in squares(us) {
+            moves.extend(squares(RING2[from] & empty).map(|to| AtaxxMove::jump(from, to)));
+        }
+        if moves.is_empty() {
+            // Not over and nothing to play: the rules allow a pass here.
+            moves.push(AtaxxMove::PASS);
+        }
+    }
+
+    fn play(&mut self, mv: AtaxxMove) {
+        let us = self.side.index();
+        let them = 1 - us;
+        if self.side == Player::O {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
+        self.side = self.side.other();
+        self.hash ^= SIDE_KEY;
+        if mv.is_pass() {
+            if self.options.rules == RuleSet::Standard {
+                self.halfmoves = self.halfmoves.saturating_add(1);
+            }
+            return;
+        }
+        let to = mv.to();
+        let captured = NEIGHBOURS[to] & self.pieces[them];
+        self.pieces[them] ^= captured;
+        self.pieces[us] |= captured | (1u64 << to);
+        self.hash ^= piece_key(us, to);
+        for sq in squares(captured) {
+            self.hash ^= FLIP_KEYS[sq];
+        }
+        let resets = if mv.is_jump() {
+            self.pieces[us] ^= 1u64 << mv.from();
+            self.hash ^= piece_key(us, mv.from());
+            // Standard: only clones reset; seed: conversions reset too.
+            self.options.rules == RuleSet::Seed && captured != 0
+        } else {
+            true
+        };
+        self.halfmoves = if resets {
+            0
+        } else {
+            self.halfmoves.saturating_add(1)
+        };
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome_with(self.empty())
+    }
+
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        let mut hash = if self.side == Player::O { SIDE_KEY } else { 0 };
+        for side in 0..2 {
+            for sq in squares(self.pieces[side]) {
+                hash ^= piece_key(side, sq);
+            }
+        }
+        for sq in squares(self.blockers) {
+            hash ^= blocker_key(sq);
+        }
+        hash
+    }
+
+    /// Material (100 a piece) plus clone mobility: empty squares next to our
+    /// pieces are where we can grow without leaving holes.
+    fn evaluate(&self) -> i32 {
+        let empty = self.empty();
+        let us = self.pieces[self.side.index()];
+        let them = self.pieces[self.side.other().index()];
+        let material = count(us) - count(them);
+        let mobility = count(dilate(us) & empty) - count(dilate(them) & empty);
+        100 * material + 5 * mobility
+    }
+
+    fn parse_move(&self, text: &str) -> Result<AtaxxMove, String> {
+        let bytes = text.as_bytes();
+        if bytes == b"0000" {
+            return Ok(AtaxxMove::PASS);
+        }
+        let bad_square = || {
+            format!(
+                "ataxx move '{text}': squares are a1 to g7 (clone 'f2', jump 'g1e3', pass '0000')"
+            )
+        };
+        match bytes.len() {
+            2 => parse_square(bytes)
+                .map(AtaxxMove::clone_to)
+                .ok_or_else(bad_square),
+            4 => {
+                let from = parse_square(&bytes[..2]).ok_or_else(bad_square)?;
+                let to = parse_square(&bytes[2..]).ok_or_else(bad_square)?;
+                if distance(from, to) != 2 {
+                    return Err(format!(
+                        "ataxx move '{text}': a jump goes exactly two squares (write a clone as its target, e.g. '{}')",
+                        square_name(to)
+                    ));
+                }
+                Ok(AtaxxMove::jump(from, to))
+            }
+            _ => Err(format!(
+                "ataxx move '{text}' must be a clone 'f2', a jump 'g1e3' or the pass '0000'"
+            )),
+        }
+    }
+
+    fn move_to_string(&self, mv: AtaxxMove) -> String {
+        mv.to_string()
+    }
+
+    fn is_legal(&self, mv: AtaxxMove) -> bool {
+        let empty = self.empty();
+        if self.outcome_with(empty).is_some() {
+            return false;
+        }
+        let us = self.pieces[self.side.index()];
+        if mv.is_pass() {
+            return !Self::can_move(us, empty);
+        }
+        let (from, to) = (mv.from(), mv.to());
+        if from >= SQUARES || to >= SQUARES || empty & (1u64 << to) == 0 {
+            return false;
+        }
+        if mv.is_clone() {
+            NEIGHBOURS[to] & us != 0
+        } else {
+            us & (1u64 << from) != 0 && RING2[from] & (1u64 << to) != 0
+        }
+    }
+
+    fn count_moves(&self) -> u64 {
+        let empty = self.empty();
+        if self.outcome_with(empty).is_some() {
+            return 0;
+        }
+        // Not over: no clone or jump means exactly the pass.
+        self.count_clones_and_jumps(empty).max(1)
+    }
+
+    fn repetition_key(&self) -> Option<u64> {
+        match self.options.rules {
+            // The hash covers exactly the board and the side to move.
+            RuleSet::Seed => Some(self.hash),
+            RuleSet::Standard => None,
+        }
+    }
+
+    fn repetition_outcome(&self) -> Outcome {
+        self.by_count()
+    }
+
+    fn playout_move(&self, moves: &[AtaxxMove], rng: &mut Xoshiro256PlusPlus) -> AtaxxMove {
+        self.greedy_move(moves, rng)
+    }
+
+    fn baseline_move(&self, rng: &mut Xoshiro256PlusPlus) -> Option<AtaxxMove> {
+        let mut moves = Vec::new();
+        self.generate_moves(&mut moves);
+        if moves.is_empty() {
+            return None;
+        }
+        Some(self.greedy_move(&moves, rng))
+    }
+
+    fn diagram(&self) -> String {
+        let mut out = String::from("  +---------------+\n");
+        for rank in (0..SIZE).rev() {
+            let _ = write!(out, "{} |", rank + 1);
+            for file in 0..SIZE {
+                let _ = write!(out, " {}", self.square_char(rank * SIZE + file));
+            }
+            out.push_str(" |\n");
+        }
+        out.push_str("  +---------------+\n    a b c d e f g\n");
+        let rules = match (self.options.rules, self.options.no_move) {
+            (RuleSet::Standard, _) => "standard",
+            (RuleSet::Seed, NoMoveRule::Lose) => "seed (blocked side loses)",
+            (RuleSet::Seed, NoMoveRule::Pass) => "seed (blocked side passes)",
+        };
+        let _ = writeln!(
+            out,
+            "{} to move, x {} o {}, half-moves {}, full-move {}, rules {rules}",
+            self.side.to_char(),
+            self.pieces[0].count_ones(),
+            self.pieces[1].count_ones(),
+            self.halfmoves,
+            self.fullmoves
+        );
+        let _ = writeln!(out, "fen {}", self.fen());
+        out
+    }
+}

@@ -1,0 +1,898 @@
+//! CTOR (RULES.md §6): a territory game on an 8×8 or 10×10 torus. A turn is
+//! a sequence of operations by one side (placements, movements, landings,
+//! replacements) closed by `end`; each operation is one move, so the side to
+//! move stays the same until `end`.
+//!
+//! Position `<rows> <side> <turn> <placed>/<moved>/<landed>/<replaced>
+//! <empty>`; moves `12`, `28-29`, `12+27@23`, `x31`, `end` (squares 1…N² row
+//! by row from the top left).
+//!
+//! Both sizes use one `u128` bitboard per side (bit = row × N + column, row 0
+//! at the top), so a single type serves both and every neighbour count is a
+//! handful of wrapping shifts and a bit-sliced adder.
+
+use crate::game::{
+    Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_counter, split_fields,
+    zobrist_keys,
+};
+use rand::RngExt;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Largest board side.
+pub const MAX_SIZE: usize = 10;
+const MAX_SQUARES: usize = MAX_SIZE * MAX_SIZE;
+
+/// CTOR's options: board size and team size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CtorOptions {
+    /// Board side, 8 or 10 (`Size`).
+    pub size: u8,
+    /// Players per team, 1 to 3 (`Team`); decides the per-turn budgets.
+    pub team: u8,
+}
+
+impl Default for CtorOptions {
+    fn default() -> Self {
+        CtorOptions { size: 8, team: 1 }
+    }
+}
+
+impl GameOptions for CtorOptions {
+    fn specs() -> Vec<OptionSpec> {
+        vec![
+            OptionSpec {
+                name: "Size",
+                kind: OptionKind::Combo(vec!["8", "10"]),
+                default: "8".into(),
+            },
+            OptionSpec {
+                name: "Team",
+                kind: OptionKind::Spin { min: 1, max: 3 },
+                default: "1".into(),
+            },
+        ]
+    }
+
+    fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name.to_ascii_lowercase().as_str() {
+            "size" => match value {
+                "8" => self.size = 8,
+                "10" => self.size = 10,
+                _ => return Err(format!("ctor Size is 8 or 10, not '{value}'")),
+            },
+            "team" => match value {
+                "1" | "2" | "3" => self.team = value.as_bytes()[0] - b'0',
+                _ => return Err(format!("ctor Team is 1, 2 or 3, not '{value}'")),
+            },
+            _ => return Err(format!("unknown option '{name}' for ctor")),
+        }
+        Ok(())
+    }
+}
+
+/// One operation of a CTOR turn. Squares are 0-based inside (written
+/// 1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CtorMove {
+    /// A new chip on an empty square.
+    Place(u8),
+    /// A chip one square orthogonally (wrapping) to an empty square.
+    Move(u8, u8),
+    /// Two own chips (`a < b`) taken off, one chip put on the empty `to`.
+    Land(u8, u8, u8),
+    /// An enemy chip with at least 5 own neighbours becomes own.
+    Replace(u8),
+    /// Finish the turn.
+    End,
+}
+
+/// Per-turn budgets: placements, movements, landings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Placements allowed this turn.
+    pub place: u8,
+    /// Movements allowed this turn.
+    pub moves: u8,
+    /// Landings allowed this turn.
+    pub land: u8,
+}
+
+/// The budgets of turn `turn` (from 1) for teams of `team` players.
+pub fn budget(team: u8, turn: u32) -> Budget {
+    let only_place = |place| Budget {
+        place,
+        moves: 0,
+        land: 0,
+    };
+    match (team, turn) {
+        // The opening ramp removes the first-move advantage.
+        (_, 1) => only_place(1),
+        (_, 2) => only_place(2),
+        (3, 3) => only_place(3),
+        (1, _) => Budget {
+            place: 2,
+            moves: 2,
+            land: 1,
+        },
+        (2, _) => Budget {
+            place: 2,
+            moves: 2,
+            land: 0,
+        },
+        _ => Budget {
+            place: 3,
+            moves: 3,
+            land: 0,
+        },
+    }
+}
+
+/// The geometry of one board size: masks used by the wrapping shifts.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    n: u32,
+    full: u128,
+    first_col: u128,
+    last_col: u128,
+}
+
+impl Geometry {
+    const fn new(n: u32) -> Geometry {
+        let mut first_col = 0u128;
+        let mut r = 0;
+        while r < n {
+            first_col |= 1u128 << (r * n);
+            r += 1;
+        }
+        Geometry {
+            n,
+            full: (1u128 << (n * n)) - 1,
+            first_col,
+            last_col: first_col << (n - 1),
+        }
+    }
+
+    /// Every chip one column to the right, wrapping.
+    #[inline]
+    fn east(&self, b: u128) -> u128 {
+        ((b & !self.last_col) << 1) | ((b & self.last_col) >> (self.n - 1))
+    }
+
+    /// Every chip one column to the left, wrapping.
+    #[inline]
+    fn west(&self, b: u128) -> u128 {
+        ((b & !self.first_col) >> 1) | ((b & self.first_col) << (self.n - 1))
+    }
+
+    /// Every chip one row down, wrapping.
+    #[inline]
+    fn south(&self, b: u128) -> u128 {
+        ((b << self.n) | (b >> (self.n * self.n - self.n))) & self.full
+    }
+
+    /// Every chip one row up, wrapping.
+    #[inline]
+    fn north(&self, b: u128) -> u128 {
+        (b >> self.n) | ((b << (self.n * self.n - self.n)) & self.full)
+    }
+
+    /// The 8 neighbour images of `b`: bit q of image i is set when q's
+    /// i-th neighbour is in `b`.
+    #[inline]
+    fn images(&self, b: u128) -> [u128; 8] {
+        let (n, s) = (self.north(b), self.south(b));
+        [
+            n,
+            s,
+            self.east(b),
+            self.west(b),
+            self.east(n),
+            self.west(n),
+            self.east(s),
+            self.west(s),
+        ]
+    }
+
+    /// Squares with at least 4 and at least 5 neighbours in `b`.
+    #[inline]
+    fn counts_at_least_4_5(&self, b: u128) -> (u128, u128) {
+        // Bit-sliced counter: c0..c3 hold the binary count per square.
+        let (mut c0, mut c1, mut c2, mut c3) = (0u128, 0u128, 0u128, 0u128);
+        for img in self.images(b) {
+            let carry0 = c0 & img;
+            c0 ^= img;
+            let carry1 = c1 & carry0;
+            c1 ^= carry0;
+            let carry2 = c2 & carry1;
+            c2 ^= carry1;
+            c3 |= carry2;
+        }
+        (c3 | c2, c3 | (c2 & (c1 | c0)))
+    }
+
+    /// The orthogonal neighbours of one square.
+    #[inline]
+    fn orthogonal(&self, sq: u8) -> u128 {
+        let b = 1u128 << sq;
+        self.north(b) | self.south(b) | self.east(b) | self.west(b)
+    }
+}
+
+const GEOMETRY_8: Geometry = Geometry::new(8);
+const GEOMETRY_10: Geometry = Geometry::new(10);
+
+/// Iterates the squares of a bitboard.
+fn squares(mut b: u128) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if b == 0 {
+            return None;
+        }
+        let sq = b.trailing_zeros() as u8;
+        b &= b - 1;
+        Some(sq)
+    })
+}
+
+// Zobrist layout: chips (2 × 100), side, then the turn state: placed (4),
+// moved (4), landed (2), replaced-any (1), empty (3), opening turn (4).
+const KEY_SIDE: usize = 2 * MAX_SQUARES;
+const KEY_PLACED: usize = KEY_SIDE + 1;
+const KEY_MOVED: usize = KEY_PLACED + 4;
+const KEY_LANDED: usize = KEY_MOVED + 4;
+const KEY_REPLACED: usize = KEY_LANDED + 2;
+const KEY_EMPTY: usize = KEY_REPLACED + 1;
+const KEY_TURN: usize = KEY_EMPTY + 3;
+const KEY_COUNT: usize = KEY_TURN + 4;
+static KEYS: [u64; KEY_COUNT] = zobrist_keys::<KEY_COUNT>(0x00C7_0A0B_0A4D);
+
+fn chip_key(p: usize, sq: u8) -> u64 {
+    KEYS[p * MAX_SQUARES + sq as usize]
+}
+
+/// A CTOR position: the board, whose turn it is and what has been done in
+/// this turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ctor {
+    n: u8,
+    team: u8,
+    chips: [u128; 2],
+    side: Player,
+    turn: u32,
+    placed: u8,
+    moved: u8,
+    landed: u8,
+    replaced: u32,
+    empty: u8,
+    /// Zobrist hash of the chips and the side to move (the repetition key).
+    board_hash: u64,
+}
+
+impl Ctor {
+    fn geometry(&self) -> &'static Geometry {
+        if self.n == 10 {
+            &GEOMETRY_10
+        } else {
+            &GEOMETRY_8
+        }
+    }
+
+    /// Board side (8 or 10).
+    pub fn size(&self) -> usize {
+        self.n as usize
+    }
+
+    /// Chips of `p`, as a bitboard (bit = row × N + column, row 0 on top).
+    pub fn chips(&self, p: Player) -> u128 {
+        self.chips[p.index()]
+    }
+
+    /// Number of chips of `p`.
+    pub fn chip_count(&self, p: Player) -> u32 {
+        self.chips[p.index()].count_ones()
+    }
+
+    /// The budgets of the current turn.
+    pub fn budget(&self) -> Budget {
+        budget(self.team, self.turn)
+    }
+
+    fn empties(&self) -> u128 {
+        self.geometry().full & !(self.chips[0] | self.chips[1])
+    }
+
+    /// Enemy chips `p` may replace now (at least 5 of `p`'s chips around).
+    pub fn replaceable(&self, p: Player) -> u128 {
+        let (_, five) = self.geometry().counts_at_least_4_5(self.chips[p.index()]);
+        five & self.chips[p.other().index()]
+    }
+
+    /// Whether no operation besides `end` has been made in this turn.
+    fn turn_is_fresh(&self) -> bool {
+        self.placed == 0 && self.moved == 0 && self.landed == 0 && self.replaced == 0
+    }
+
+    /// The turn number while it decides the budgets (the opening ramp),
+    /// else 0: later turns all have the same budgets.
+    fn opening_turn(&self) -> usize {
+        let ramp = if self.team == 3 { 3 } else { 2 };
+        if self.turn <= ramp {
+            self.turn as usize
+        } else {
+            0
+        }
+    }
+
+    /// The hash of everything besides the board and side.
+    fn turn_state_key(&self) -> u64 {
+        let mut h = KEYS[KEY_PLACED + self.placed.min(3) as usize]
+            ^ KEYS[KEY_MOVED + self.moved.min(3) as usize]
+            ^ KEYS[KEY_LANDED + self.landed.min(1) as usize]
+            ^ KEYS[KEY_EMPTY + self.empty.min(2) as usize]
+            ^ KEYS[KEY_TURN + self.opening_turn()];
+        if self.replaced > 0 {
+            h ^= KEYS[KEY_REPLACED];
+        }
+        h
+    }
+
+    fn board_hash_from_scratch(&self) -> u64 {
+        let mut h = if self.side == Player::O {
+            KEYS[KEY_SIDE]
+        } else {
+            0
+        };
+        for p in 0..2 {
+            h = squares(self.chips[p]).fold(h, |acc, sq| acc ^ chip_key(p, sq));
+        }
+        h
+    }
+
+    fn toggle(&mut self, p: usize, sq: u8) {
+        self.chips[p] ^= 1u128 << sq;
+        self.board_hash ^= chip_key(p, sq);
+    }
+
+    fn squares_count(&self) -> u32 {
+        (self.n as u32) * (self.n as u32)
+    }
+
+    fn parse_square(&self, text: &str) -> Result<u8, String> {
+        let number: u32 = parse_counter(text, "ctor square")?;
+        if number == 0 || number > self.squares_count() {
+            return Err(format!(
+                "square {number} is off the board (1 to {})",
+                self.squares_count()
+            ));
+        }
+        Ok((number - 1) as u8)
+    }
+
+    fn landings_allowed(&self) -> bool {
+        self.landed < self.budget().land && self.chips[self.side.index()].count_ones() >= 2
+    }
+
+    /// Chip difference (`p` minus the other) after `p` replaces everything it
+    /// can, repeatedly (each replacement only adds `p`'s neighbours).
+    fn difference_after_replacements(&self, p: Player) -> i32 {
+        let mut me = self.chips[p.index()];
+        let mut you = self.chips[p.other().index()];
+        let g = self.geometry();
+        loop {
+            let (_, five) = g.counts_at_least_4_5(me);
+            let flips = five & you;
+            if flips == 0 {
+                break;
+            }
+            me |= flips;
+            you &= !flips;
+        }
+        me.count_ones() as i32 - you.count_ones() as i32
+    }
+
+    /// Every non-`end` operation except replacements, for the baseline.
+    fn building_moves(&self, out: &mut Vec<CtorMove>) {
+        self.push_placements(out);
+        self.push_movements(out);
+        self.push_landings(out);
+    }
+
+    fn push_replacements(&self, out: &mut Vec<CtorMove>) {
+        out.extend(squares(self.replaceable(self.side)).map(CtorMove::Replace));
+    }
+
+    fn push_placements(&self, out: &mut Vec<CtorMove>) {
+        if self.placed < self.budget().place {
+            out.extend(squares(self.empties()).map(CtorMove::Place));
+        }
+    }
+
+    fn push_movements(&self, out: &mut Vec<CtorMove>) {
+        if self.moved >= self.budget().moves {
+            return;
+        }
+        let g = self.geometry();
+        let empties = self.empties();
+        for from in squares(self.chips[self.side.index()]) {
+            out.extend(squares(g.orthogonal(from) & empties).map(|to| CtorMove::Move(from, to)));
+        }
+    }
+
+    fn push_landings(&self, out: &mut Vec<CtorMove>) {
+        if !self.landings_allowed() {
+            return;
+        }
+        let own = self.chips[self.side.index()];
+        let empties = self.empties();
+        for a in squares(own) {
+            for b in squares(own & !((2u128 << a) - 1)) {
+                out.extend(squares(empties).map(|to| CtorMove::Land(a, b, to)));
+            }
+        }
+    }
+
+    fn parse_board(field: &str) -> Result<(u8, [u128; 2]), String> {
+        let rows: Vec<&str> = field.split('/').collect();
+        let n = rows.len();
+        if n != 8 && n != 10 {
+            return Err(format!("ctor board needs 8 or 10 rows, got {n}"));
+        }
+        let mut chips = [0u128; 2];
+        for (r, row) in rows.iter().enumerate() {
+            let mut col = 0usize;
+            let mut run = 0usize;
+            for c in row.chars().chain(std::iter::once('/')) {
+                if let Some(d) = c.to_digit(10) {
+                    run = run * 10 + d as usize;
+                    if run > n {
+                        return Err(format!("row '{row}' is too long"));
+                    }
+                    continue;
+                }
+                col += run;
+                run = 0;
+                let p = match c {
+                    'x' => 0,
+                    'o' => 1,
+                    '/' => break,
+                    _ => return Err(format!("unexpected '{c}' in ctor board")),
+                };
+                if col >= n {
+                    return Err(format!("row '{row}' is too long"));
+                }
+                chips[p] |= 1u128 << (r * n + col);
+                col += 1;
+            }
+            if col != n {
+                return Err(format!("row '{row}' must describe {n} squares"));
+            }
+        }
+        Ok((n as u8, chips))
+    }
+
+    fn board_string(&self) -> String {
+        let n = self.n as usize;
+        let rows: Vec<String> = (0..n)
+            .map(|r| {
+                let mut out = String::new();
+                let mut run = 0;
+                for c in 0..n {
+                    let bit = 1u128 << (r * n + c);
+                    let ch = if self.chips[0] & bit != 0 {
+                        'x'
+                    } else if self.chips[1] & bit != 0 {
+                        'o'
+                    } else {
+                        run += 1;
+                        continue;
+                    };
+                    if run > 0 {
+                        out.push_str(&run.to_string());
+                        run = 0;
+                    }
+                    out.push(ch);
+                }
+                if run > 0 {
+                    out.push_str(&run.to_string());
+                }
+                out
+            })
+            .collect();
+        rows.join("/")
+    }
+
+    fn parse_turn_counters(field: &str) -> Result<(u8, u8, u8, u32), String> {
+        let parts: Vec<&str> = field.split('/').collect();
+        if parts.len() != 4 {
+            return Err(format!(
+                "turn counters '{field}' must be <placed>/<moved>/<landed>/<replaced>"
+            ));
+        }
+        Ok((
+            parse_counter(parts[0], "placed")?,
+            parse_counter(parts[1], "moved")?,
+            parse_counter(parts[2], "landed")?,
+            parse_counter(parts[3], "replaced")?,
+        ))
+    }
+
+    /// The baseline's best building operation and its gain in chip
+    /// difference, ties broken at random.
+    fn best_building_move(&self, rng: &mut Xoshiro256PlusPlus) -> Option<(CtorMove, i32)> {
+        let mut candidates = Vec::new();
+        self.building_moves(&mut candidates);
+        let mut best: Vec<CtorMove> = Vec::new();
+        let mut best_score = i32::MIN;
+        for mv in candidates {
+            let mut next = self.clone();
+            next.play(mv);
+            let score = next.difference_after_replacements(self.side);
+            if score > best_score {
+                best_score = score;
+                best.clear();
+            }
+            if score == best_score {
+                best.push(mv);
+            }
+        }
+        if best.is_empty() {
+            return None;
+        }
+        let now = self.difference_after_replacements(self.side);
+        Some((best[rng.random_range(0..best.len())], best_score - now))
+    }
+}
+
+impl Game for Ctor {
+    type Move = CtorMove;
+    type Options = CtorOptions;
+    const NAME: &'static str = "ctor";
+
+    fn start(options: &CtorOptions) -> Ctor {
+        let mut c = Ctor {
+            n: if options.size == 10 { 10 } else { 8 },
+            team: options.team.clamp(1, 3),
+            chips: [0, 0],
+            side: Player::X,
+            turn: 1,
+            placed: 0,
+            moved: 0,
+            landed: 0,
+            replaced: 0,
+            empty: 0,
+            board_hash: 0,
+        };
+        c.board_hash = c.board_hash_from_scratch();
+        c
+    }
+
+    fn from_fen(fen: &str, options: &CtorOptions) -> Result<Ctor, String> {
+        let fields = split_fields(
+            fen,
+            5,
+            "<rows> <side> <turn> <placed>/<moved>/<landed>/<replaced> <empty>",
+        )?;
+        let (n, chips) = Ctor::parse_board(fields[0])?;
+        let side = Player::parse(fields[1])?;
+        let turn: u32 = parse_counter(fields[2], "turn")?;
+        if turn == 0 {
+            return Err("turns are counted from 1".into());
+        }
+        let (placed, moved, landed, replaced) = Ctor::parse_turn_counters(fields[3])?;
+        let empty: u8 = parse_counter(fields[4], "empty-turn counter")?;
+        if empty > 2 {
+            return Err(format!("empty-turn counter {empty} is above 2"));
+        }
+        let team = options.team.clamp(1, 3);
+        let b = budget(team, turn);
+        if placed > b.place || moved > b.moves || landed > b.land {
+            return Err(format!(
+                "counters {placed}/{moved}/{landed} exceed turn {turn}'s budget {}/{}/{} (team {team})",
+                b.place, b.moves, b.land
+            ));
+        }
+        if replaced > (n as u32) * (n as u32) * 64 {
+            return Err(format!("replaced counter {replaced} is implausible"));
+        }
+        let mut c = Ctor {
+            n,
+            team,
+            chips,
+            side,
+            turn,
+            placed,
+            moved,
+            landed,
+            replaced,
+            empty,
+            board_hash: 0,
+        };
+        c.board_hash = c.board_hash_from_scratch();
+        Ok(c)
+    }
+
+    fn fen(&self) -> String {
+        format!(
+            "{} {} {} {}/{}/{}/{} {}",
+            self.board_string(),
+            self.side.to_char(),
+            self.turn,
+            self.placed,
+            self.moved,
+            self.landed,
+            self.replaced,
+            self.empty
+        )
+    }
+
+    fn side_to_move(&self) -> Player {
+        self.side
+    }
+
+    fn generate_moves(&self, moves: &mut Vec<CtorMove>) {
+        moves.clear();
+        if self.outcome().is_some() {
+            return;
+        }
+        // Order for searches: replacements (pure gain), placements, end
+        // (often right once the placements are made), movements, and the
+        // huge landing list last.
+        self.push_replacements(moves);
+        self.push_placements(moves);
+        moves.push(CtorMove::End);
+        self.push_movements(moves);
+        self.push_landings(moves);
+    }
+
+    fn play(&mut self, mv: CtorMove) {
+        let me = self.side.index();
+        match mv {
+            CtorMove::Place(sq) => {
+                self.toggle(me, sq);
+                self.placed += 1;
+            }
+            CtorMove::Move(from, to) => {
+                self.toggle(me, from);
+                self.toggle(me, to);
+                self.moved += 1;
+            }
+            CtorMove::Land(a, b, to) => {
+                self.toggle(me, a);
+                self.toggle(me, b);
+                self.toggle(me, to);
+                self.landed += 1;
+            }
+            CtorMove::Replace(sq) => {
+                self.toggle(1 - me, sq);
+                self.toggle(me, sq);
+                self.replaced += 1;
+            }
+            CtorMove::End => {
+                self.empty = if self.turn_is_fresh() {
+                    self.empty.saturating_add(1).min(2)
+                } else {
+                    0
+                };
+                self.placed = 0;
+                self.moved = 0;
+                self.landed = 0;
+                self.replaced = 0;
+                self.turn += 1;
+                self.side = self.side.other();
+                self.board_hash ^= KEYS[KEY_SIDE];
+            }
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if self.empties() == 0 || self.empty >= 2 {
+            Some(self.repetition_outcome())
+        } else {
+            None
+        }
+    }
+
+    fn hash(&self) -> u64 {
+        self.board_hash ^ self.turn_state_key()
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        self.board_hash_from_scratch() ^ self.turn_state_key()
+    }
+
+    fn evaluate(&self) -> i32 {
+        let me = self.side;
+        let you = me.other();
+        let g = self.geometry();
+        let (my4, my5) = g.counts_at_least_4_5(self.chips[me.index()]);
+        let (your4, your5) = g.counts_at_least_4_5(self.chips[you.index()]);
+        let mine = self.chips[me.index()];
+        let yours = self.chips[you.index()];
+        // Chips I can take right now swing the count by two.
+        let take_now = (my5 & yours).count_ones() as i32;
+        // Mine the opponent takes next turn unless I act.
+        let lose_next = (your5 & mine).count_ones() as i32;
+        // One more chip next to them and they fall.
+        let near_take = (my4 & !my5 & yours).count_ones() as i32;
+        let near_lose = (your4 & !your5 & mine).count_ones() as i32;
+        // Empty squares deep in my area: an enemy chip placed there is
+        // (nearly) replaceable at once, so they are safe territory for me.
+        let hot = (my4 & self.empties()).count_ones() as i32;
+        let b = self.budget();
+        let placements_left = b.place.saturating_sub(self.placed) as i32;
+        let score = 100 * (mine.count_ones() as i32 - yours.count_ones() as i32) + 180 * take_now
+            - 110 * lose_next
+            + 25 * near_take
+            - 35 * near_lose
+            + 3 * hot
+            + 90 * placements_left;
+        score.clamp(-15_000, 15_000)
+    }
+
+    fn parse_move(&self, text: &str) -> Result<CtorMove, String> {
+        if text == "end" {
+            return Ok(CtorMove::End);
+        }
+        if let Some(sq) = text.strip_prefix('x') {
+            return Ok(CtorMove::Replace(self.parse_square(sq)?));
+        }
+        if let Some((pair, to)) = text.split_once('@') {
+            let (a, b) = pair
+                .split_once('+')
+                .ok_or_else(|| format!("landing '{text}' must be like 12+27@23"))?;
+            let (a, b, to) = (
+                self.parse_square(a)?,
+                self.parse_square(b)?,
+                self.parse_square(to)?,
+            );
+            if a == b || to == a || to == b {
+                return Err(format!("landing '{text}' needs three different squares"));
+            }
+            return Ok(CtorMove::Land(a.min(b), a.max(b), to));
+        }
+        if let Some((from, to)) = text.split_once('-') {
+            let (from, to) = (self.parse_square(from)?, self.parse_square(to)?);
+            if self.geometry().orthogonal(from) & (1u128 << to) == 0 {
+                return Err(format!("movement '{text}' must go one square orthogonally"));
+            }
+            return Ok(CtorMove::Move(from, to));
+        }
+        self.parse_square(text)
+            .map(CtorMove::Place)
+            .map_err(|e| format!("ctor move '{text}': {e} (moves: 12, 28-29, 12+27@23, x31, end)"))
+    }
+
+    fn move_to_string(&self, mv: CtorMove) -> String {
+        match mv {
+            CtorMove::Place(sq) => format!("{}", sq + 1),
+            CtorMove::Move(a, b) => format!("{}-{}", a + 1, b + 1),
+            CtorMove::Land(a, b, to) => format!("{}+{}@{}", a + 1, b + 1, to + 1),
+            CtorMove::Replace(sq) => format!("x{}", sq + 1),
+            CtorMove::End => "end".into(),
+        }
+    }
+
+    fn is_legal(&self, mv: CtorMove) -> bool {
+        if self.outcome().is_some() {
+            return false;
+        }
+        let own = self.chips[self.side.index()];
+        let empties = self.empties();
+        let on = |b: u128, sq: u8| (sq as u32) < self.squares_count() && b & (1u128 << sq) != 0;
+        let budget = self.budget();
+        match mv {
+            CtorMove::End => true,
+            CtorMove::Place(sq) => self.placed < budget.place && on(empties, sq),
+            CtorMove::Move(from, to) => {
+                self.moved < budget.moves
+                    && on(own, from)
+                    && on(empties, to)
+                    && self.geometry().orthogonal(from) & (1u128 << to) != 0
+            }
+            CtorMove::Land(a, b, to) => {
+                self.landings_allowed() && a < b && on(own, a) && on(own, b) && on(empties, to)
+            }
+            CtorMove::Replace(sq) => on(self.replaceable(self.side), sq),
+        }
+    }
+
+    fn count_moves(&self) -> u64 {
+        if self.outcome().is_some() {
+            return 0;
+        }
+        let budget = self.budget();
+        let empties = self.empties().count_ones() as u64;
+        let own = self.chips[self.side.index()].count_ones() as u64;
+        let mut count = 1 + self.replaceable(self.side).count_ones() as u64;
+        if self.placed < budget.place {
+            count += empties;
+        }
+        if self.moved < budget.moves {
+            let g = self.geometry();
+            count += squares(self.chips[self.side.index()])
+                .map(|sq| (g.orthogonal(sq) & self.empties()).count_ones() as u64)
+                .sum::<u64>();
+        }
+        if self.landings_allowed() {
+            count += own * (own - 1) / 2 * empties;
+        }
+        count
+    }
+
+    fn repetition_key(&self) -> Option<u64> {
+        // Only the start of a turn counts; board and side alone.
+        self.turn_is_fresh().then_some(self.board_hash)
+    }
+
+    fn repetition_outcome(&self) -> Outcome {
+        Outcome::by_count(self.chip_count(Player::X), self.chip_count(Player::O))
+    }
+
+    fn playout_move(&self, moves: &[CtorMove], rng: &mut Xoshiro256PlusPlus) -> CtorMove {
+        // A replacement is pure gain. Otherwise pick the kind of operation
+        // first, so that the thousands of landings do not drown the rest.
+        if let Some(&mv) = moves.iter().find(|m| matches!(m, CtorMove::Replace(_))) {
+            return mv;
+        }
+        let kind = |m: &CtorMove| match m {
+            CtorMove::Place(_) => 0,
+            CtorMove::Move(..) => 1,
+            CtorMove::Land(..) => 2,
+            _ => 3,
+        };
+        let mut present = [false; 4];
+        moves.iter().for_each(|m| present[kind(m)] = true);
+        let kinds: Vec<usize> = (0..4).filter(|&k| present[k]).collect();
+        let chosen = kinds[rng.random_range(0..kinds.len())];
+        let pool: Vec<CtorMove> = moves
+            .iter()
+            .copied()
+            .filter(|m| kind(m) == chosen)
+            .collect();
+        pool[rng.random_range(0..pool.len())]
+    }
+
+    fn baseline_move(&self, rng: &mut Xoshiro256PlusPlus) -> Option<CtorMove> {
+        if self.outcome().is_some() {
+            return None;
+        }
+        // Replacements first: each is worth two chips and may enable more.
+        let replace = self.replaceable(self.side);
+        if replace != 0 {
+            let options: Vec<u8> = squares(replace).collect();
+            return Some(CtorMove::Replace(
+                options[rng.random_range(0..options.len())],
+            ));
+        }
+        match self.best_building_move(rng) {
+            Some((mv, gain)) if gain > 0 => Some(mv),
+            _ => Some(CtorMove::End),
+        }
+    }
+
+    fn diagram(&self) -> String {
+        let n = self.n as usize;
+        let mut out = String::new();
+        for r in 0..n {
+            for c in 0..n {
+                let bit = 1u128 << (r * n + c);
+                let ch = if self.chips[0] & bit != 0 {
+                    " x"
+                } else if self.chips[1] & bit != 0 {
+                    " o"
+                } else {
+                    " ."
+                };
+                out.push_str(ch);
+            }
+            out.push_str(&format!("   {:>3}-{:>3}\n", r * n + 1, r * n + n));
+        }
+        out.push_str(&format!(
+            "x {} o {}, team {}\n{}\n",
+            self.chip_count(Player::X),
+            self.chip_count(Player::O),
+            self.team,
+            self.fen()
+        ));
+        out
+    }
+}

@@ -1,0 +1,571 @@
+//! Ataxx: perft against public figures (RULES.md and libataxx), notation,
+//! every end condition of both rule sets, counters, and random-play
+//! invariants.
+
+use agon::game::{Game, GameOptions, GameState, Outcome, Player};
+use agon::games::ataxx::{Ataxx, AtaxxMove, AtaxxOptions, NoMoveRule, RuleSet};
+use agon::harness::random_play;
+
+const START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
+
+fn options(rules: RuleSet, no_move: NoMoveRule) -> AtaxxOptions {
+    AtaxxOptions { rules, no_move }
+}
+
+fn seed() -> AtaxxOptions {
+    options(RuleSet::Seed, NoMoveRule::Lose)
+}
+
+fn seed_pass() -> AtaxxOptions {
+    options(RuleSet::Seed, NoMoveRule::Pass)
+}
+
+fn standard() -> AtaxxOptions {
+    options(RuleSet::Standard, NoMoveRule::Lose)
+}
+
+fn position(fen: &str, options: AtaxxOptions) -> Ataxx {
+    Ataxx::from_fen(fen, &options).unwrap_or_else(|e| panic!("cannot read '{fen}': {e}"))
+}
+
+/// Plays a move given as text, checking it is legal first.
+fn play(position: &mut Ataxx, text: &str) {
+    let mv = position
+        .parse_move(text)
+        .unwrap_or_else(|e| panic!("cannot parse '{text}': {e}"));
+    assert!(
+        position.is_legal(mv),
+        "'{text}' illegal in {}",
+        position.fen()
+    );
+    position.play(mv);
+}
+
+fn moves_text(position: &Ataxx) -> Vec<String> {
+    let mut moves = Vec::new();
+    position.generate_moves(&mut moves);
+    moves.iter().map(|&m| position.move_to_string(m)).collect()
+}
+
+/// Leaf count: bulk counting at depth 1, as the engine's perft does.
+fn perft(position: &Ataxx, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if depth == 1 {
+        return position.count_moves();
+    }
+    let mut moves = Vec::new();
+    position.generate_moves(&mut moves);
+    moves
+        .iter()
+        .map(|&mv| {
+            let mut child = position.clone();
+            child.play(mv);
+            perft(&child, depth - 1)
+        })
+        .sum()
+}
+
+fn assert_perft(fen: &str, options: AtaxxOptions, expected: &[u64]) {
+    let pos = position(fen, options);
+    for (depth, &nodes) in expected.iter().enumerate() {
+        assert_eq!(
+            perft(&pos, depth as u32),
+            nodes,
+            "perft({depth}) of '{fen}' under {options:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- perft
+
+#[test]
+fn perft_start_standard_matches_reference() {
+    assert_perft(START, standard(), &[1, 16, 256, 6460, 155888, 4752668]);
+    assert_perft(
+        "x5o/7/7/7/7/7/o5x o 0 1",
+        standard(),
+        &[1, 16, 256, 6460, 155888],
+    );
+}
+
+#[test]
+fn perft_start_seed_equals_standard_at_low_depth() {
+    // Nothing ends and nobody is blocked within five plies of the start, so
+    // both rule sets (and both no-move rules) count the same tree.
+    assert_perft(START, seed(), &[1, 16, 256, 6460, 155888, 4752668]);
+    assert_perft(START, seed_pass(), &[1, 16, 256, 6460, 155888]);
+}
+
+/// Figures from libataxx (kz04px/libataxx, its `perft` example built with
+/// g++ -O3 and run on each FEN). libataxx's perft returns 1 at depth 0 even
+/// in a finished position and 0 at any higher depth: a finished position
+/// (neither side can move, full board included; a side without pieces;
+/// counter ≥ 100) has no moves, and a blocked side alone gets exactly the
+/// pass `0000`. Standard rules here do the same.
+const LIBATAXX: &[(&str, &[u64])] = &[
+    (
+        "x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1",
+        &[1, 14, 196, 4184, 86528, 2266352],
+    ),
+    (
+        "x5o/7/2-1-2/3-3/2-1-2/7/o5x o 0 1",
+        &[1, 14, 196, 4100, 83104, 2114588],
+    ),
+    (
+        "x5o/7/3-3/2-1-2/3-3/7/o5x x 0 1",
+        &[1, 16, 256, 5948, 133264],
+    ),
+    ("7/7/7/2x1o2/7/7/7 x 0 1", &[1, 23, 419, 7887, 168317]),
+    // x is blocked at once and must pass.
+    (
+        "7/7/7/7/ooooooo/ooooooo/xxxxxxx x 0 1",
+        &[1, 1, 75, 249, 14270, 452980],
+    ),
+    // Games end inside the tree (rank 1 fills up).
+    ("7/7/7/7/-------/-------/x5o x 0 1", &[1, 2, 4, 13, 30, 73]),
+    // The 100 counter ends lines inside the tree.
+    ("x5o/7/7/7/7/7/o5x x 98 1", &[1, 16, 256, 3896, 94624]),
+    // Midgame positions with blockers.
+    (
+        "x1o1-2/2xo3/1-oox2/o2x2o/3-1xx/x1o4/oo3-x o 12 17",
+        &[1, 80, 4138, 309566],
+    ),
+    (
+        "xxxoooo/xoxoxox/ooxx-xo/xo-1-ox/oxox1xo/xxxooo1/ooxxoo1 x 3 40",
+        &[1, 19, 320, 5238, 77387],
+    ),
+    (
+        "x-1-o2/-1-1-1-/1-1-1-1/-1-1-1-/1-1-1-1/-1-1-1-/o1-1-1x x 0 1",
+        &[1, 8, 94, 1127, 15821],
+    ),
+    // Finished positions: no pieces at all, counter at 100.
+    ("7/7/7/7/7/7/7 x 0 1", &[1, 0, 0, 0]),
+    ("x5o/7/7/7/7/7/o5x o 100 1", &[1, 0, 0, 0]),
+];
+
+#[test]
+fn perft_matches_libataxx_under_standard_rules() {
+    for (fen, expected) in LIBATAXX {
+        assert_perft(fen, standard(), expected);
+    }
+}
+
+// ---------------------------------------------------------------- notation
+
+#[test]
+fn fen_round_trips_and_canonical_form() {
+    for fen in [
+        START,
+        "x5o/7/2-1-2/7/2-1-2/7/o5x o 17 123",
+        "xxxoooo/xoxoxox/ooxx-xo/xo-1-ox/oxox1xo/xxxooo1/ooxxoo1 x 3 40",
+        "7/7/7/7/7/7/7 x 4294967295 4294967295",
+    ] {
+        assert_eq!(position(fen, seed()).fen(), fen);
+    }
+    // Leading zeros in a digit run are read, and written canonically.
+    assert_eq!(
+        position("x05o/007/7/7/7/7/o5x x 00 01", seed()).fen(),
+        START
+    );
+    assert_eq!(Ataxx::start(&seed()).fen(), START);
+    assert_eq!(Ataxx::start(&standard()).fen(), START);
+}
+
+#[test]
+fn malformed_fens_are_rejected() {
+    let long_digits = format!("x{}o/7/7/7/7/7/o5x x 0 1", "9".repeat(40));
+    let bad = [
+        "",
+        "   ",
+        "garbage",
+        "x5o/7/7/7/7/7/o5x x 0",
+        "x5o/7/7/7/7/7/o5x x 0 1 extra",
+        "x5o/7/7/7/7/7 x 0 1",
+        "x5o/7/7/7/7/7/7/o5x x 0 1",
+        "x6o/7/7/7/7/7/o5x x 0 1",
+        "x5oo/7/7/7/7/7/o5x x 0 1",
+        "x4o/7/7/7/7/7/o5x x 0 1",
+        "x5o/8/7/7/7/7/o5x x 0 1",
+        "x5o/07/7/7/7/7/o5x x 0 1x",
+        "x11111o/7/7/7/7/7/o5x x 0 1",
+        "x0o/7/7/7/7/7/o5x x 0 1",
+        "x5o//7/7/7/7/o5x x 0 1",
+        "x5o/7/7/7/7/7/o5x/ x 0 1",
+        "X5O/7/7/7/7/7/O5X x 0 1",
+        "x5b/7/7/7/7/7/o5x x 0 1",
+        "x5o/7/7/7/7/7/o5x X 0 1",
+        "x5o/7/7/7/7/7/o5x - 0 1",
+        "x5o/7/7/7/7/7/o5x x -1 1",
+        "x5o/7/7/7/7/7/o5x x +1 1",
+        "x5o/7/7/7/7/7/o5x x 0 0",
+        "x5o/7/7/7/7/7/o5x x 1e3 1",
+        "x5o/7/7/7/7/7/o5x x 4294967296 1",
+        "x5o/7/7/7/7/7/o5x x 0 99999999999999999999999",
+        "x5ö/7/7/7/7/7/o5x x 0 1",
+        "x5o/7/7/7/7/7/o5x x ٣ 1",
+        "x５o/7/7/7/7/7/o5x x 0 1",
+        &long_digits,
+    ];
+    for fen in bad {
+        let result = Ataxx::from_fen(fen, &seed());
+        assert!(result.is_err(), "accepted bad fen '{fen}'");
+        let message = result.err().unwrap_or_default();
+        assert!(!message.is_empty(), "empty error for '{fen}'");
+    }
+}
+
+#[test]
+fn move_notation_round_trips_and_errors() {
+    let pos = Ataxx::start(&seed());
+    let clone = pos.parse_move("f2").expect("clone");
+    assert!(clone.is_clone() && clone.to() == 12);
+    let jump = pos.parse_move("g1e3").expect("jump");
+    assert!(jump.is_jump() && jump.from() == 6 && jump.to() == 18);
+    assert_eq!(pos.parse_move("0000"), Ok(AtaxxMove::PASS));
+    for text in ["f2", "g1e3", "0000", "a7c5", "g7e7", "a1", "g7"] {
+        let mv = pos.parse_move(text).expect(text);
+        assert_eq!(pos.move_to_string(mv), text);
+    }
+    let mut moves = Vec::new();
+    pos.generate_moves(&mut moves);
+    assert_eq!(moves.len(), 16);
+    for &mv in &moves {
+        assert_eq!(pos.parse_move(&pos.move_to_string(mv)), Ok(mv));
+    }
+    for bad in [
+        "", "0", "000", "00000", "h1", "a8", "a0", "F2", "f2 ", " f2", "g1f2", "a1d4", "a1a1",
+        "a1a3x", "é1", "ff", "11", "a1b", "g1-e3", "g1e", "ｆ２", "g1é",
+    ] {
+        assert!(pos.parse_move(bad).is_err(), "accepted bad move '{bad}'");
+    }
+}
+
+#[test]
+fn legality_checks() {
+    let pos = position("x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1", seed());
+    let legal = |text: &str| pos.is_legal(pos.parse_move(text).expect(text));
+    assert!(legal("b7") && legal("a7c6") && legal("g1e2"));
+    assert!(!legal("g1e3"), "jump onto a blocker");
+    assert!(!legal("0000"), "pass while moves exist");
+    assert!(!legal("d5"), "clone with no piece next to it");
+    assert!(!legal("a7c5"), "jump onto a blocker");
+    assert!(!legal("d4b4"), "jump from an empty square");
+    assert!(!legal("g7e7"), "jump with an enemy piece");
+    let crowded = position("xx5/7/o6/7/7/7/7 x 0 1", seed());
+    let legal = |text: &str| crowded.is_legal(crowded.parse_move(text).expect(text));
+    assert!(!legal("b7"), "clone onto an own piece");
+    assert!(!legal("b7a5"), "jump onto an enemy piece");
+    assert!(legal("b6") && legal("b7b5"));
+}
+
+#[test]
+fn options_parse_case_insensitively() {
+    let mut opts = AtaxxOptions::default();
+    assert_eq!(opts, seed());
+    opts.set("RULES", "Standard").expect("rules");
+    assert_eq!(opts.rules, RuleSet::Standard);
+    opts.set("nomoverule", "PASS").expect("no move rule");
+    assert_eq!(opts.no_move, NoMoveRule::Pass);
+    assert!(opts.set("Rules", "chess").is_err());
+    assert!(opts.set("NoMoveRule", "draw").is_err());
+    assert!(opts.set("Size", "7").is_err());
+    assert_eq!(opts, options(RuleSet::Standard, NoMoveRule::Pass));
+    let lines: Vec<String> = AtaxxOptions::specs().iter().map(|s| s.ugi_line()).collect();
+    assert_eq!(
+        lines,
+        [
+            "option name Rules type combo default seed var seed var standard",
+            "option name NoMoveRule type combo default lose var lose var pass",
+        ]
+    );
+}
+
+// ---------------------------------------------------------------- end conditions
+
+const ALL_RULES: [fn() -> AtaxxOptions; 3] = [seed, seed_pass, standard];
+
+#[test]
+fn full_board_is_decided_by_count() {
+    let win = "xxxxxxx/xxxxxxx/xxxxxxx/xxxxooo/ooooooo/ooooooo/ooooooo o 0 1";
+    let draw = "-xxxxxx/xxxxxxx/xxxxxxx/xxxxooo/ooooooo/ooooooo/ooooooo x 0 1";
+    for rules in ALL_RULES {
+        assert_eq!(
+            position(win, rules()).outcome(),
+            Some(Outcome::Win(Player::X))
+        );
+        assert_eq!(position(draw, rules()).outcome(), Some(Outcome::Draw));
+        assert!(moves_text(&position(win, rules())).is_empty());
+        assert_eq!(position(draw, rules()).count_moves(), 0);
+    }
+}
+
+#[test]
+fn side_without_pieces_loses() {
+    for rules in ALL_RULES {
+        for fen in ["x6/7/7/7/7/7/7 o 0 1", "x6/7/7/7/7/7/7 x 0 1"] {
+            assert_eq!(
+                position(fen, rules()).outcome(),
+                Some(Outcome::Win(Player::X))
+            );
+        }
+        // Converting the last enemy piece ends the game at once.
+        let mut pos = position("x6/2o4/7/7/7/7/6- x 0 1", rules());
+        play(&mut pos, "a7b5");
+        assert_eq!(pos.outcome(), Some(Outcome::Win(Player::X)));
+        assert_eq!(pos.count_moves(), 0);
+    }
+}
+
+#[test]
+fn seed_counter_80_is_decided_by_count() {
+    let mut pos = position("xx5/7/7/7/7/7/6o x 79 1", seed());
+    assert_eq!(pos.outcome(), None);
+    play(&mut pos, "b7d7");
+    assert_eq!(pos.halfmoves(), 80);
+    assert_eq!(pos.outcome(), Some(Outcome::Win(Player::X)));
+    assert!(moves_text(&pos).is_empty());
+    for counter in ["80", "81", "4000000000"] {
+        let fen = format!("xx5/7/7/7/7/7/6o o {counter} 9");
+        assert_eq!(
+            position(&fen, seed()).outcome(),
+            Some(Outcome::Win(Player::X))
+        );
+        assert_eq!(
+            position(&fen, seed_pass()).outcome(),
+            Some(Outcome::Win(Player::X))
+        );
+    }
+    // Below the limit under standard rules, nothing happens at 80.
+    assert_eq!(
+        position("xx5/7/7/7/7/7/6o o 80 9", standard()).outcome(),
+        None
+    );
+}
+
+#[test]
+fn standard_counter_100_is_a_draw() {
+    let mut pos = position("xx5/7/7/7/7/7/6o x 99 1", standard());
+    assert_eq!(pos.outcome(), None);
+    play(&mut pos, "b7d7");
+    assert_eq!(pos.halfmoves(), 100);
+    assert_eq!(pos.outcome(), Some(Outcome::Draw));
+    assert_eq!(pos.count_moves(), 0);
+    let at_limit = position("xx5/7/7/7/7/7/6o x 100 1", standard());
+    assert_eq!(at_limit.outcome(), Some(Outcome::Draw));
+    // Seed rules decide the same position by count.
+    let seed_pos = position("xx5/7/7/7/7/7/6o x 100 1", seed());
+    assert_eq!(seed_pos.outcome(), Some(Outcome::Win(Player::X)));
+    // "Neither side can move" comes before the counter under standard rules.
+    let stuck = position("7/7/7/7/-------/-------/xxxoo-- x 100 1", standard());
+    assert_eq!(stuck.outcome(), Some(Outcome::Win(Player::X)));
+}
+
+#[test]
+fn seed_repetition_third_occurrence_is_decided_by_count() {
+    let cycle = ["b7d7", "g1e1", "d7b7", "e1g1"];
+    let fen = "xx5/7/7/7/7/7/6o x 0 1";
+    let mut state = GameState::new(position(fen, seed()));
+    for mv in cycle {
+        let m = state.position.parse_move(mv).expect(mv);
+        state.play(m);
+    }
+    assert_eq!(state.occurrences(), 2);
+    assert_eq!(state.outcome(), None);
+    for (i, mv) in cycle.iter().enumerate() {
+        assert_eq!(state.outcome(), None, "ended early at ply {}", 4 + i);
+        let m = state.position.parse_move(mv).expect(mv);
+        state.play(m);
+    }
+    assert_eq!(state.occurrences(), 3);
+    assert_eq!(state.outcome(), Some(Outcome::Win(Player::X)));
+    assert!(state.legal_moves().is_empty());
+    assert_eq!(state.position.halfmoves(), 8);
+
+    // Standard rules have no repetition rule.
+    let mut state = GameState::new(position(fen, standard()));
+    for mv in cycle.iter().chain(&cycle).chain(&cycle) {
+        let m = state.position.parse_move(mv).expect(mv);
+        state.play(m);
+    }
+    assert_eq!(state.position.repetition_key(), None);
+    assert_eq!(state.outcome(), None);
+    assert_eq!(state.position.halfmoves(), 12);
+}
+
+#[test]
+fn repetition_key_is_board_and_side() {
+    let a = position("xx5/7/7/7/7/7/6o x 0 1", seed());
+    let b = position("xx5/7/7/7/7/7/6o x 17 30", seed());
+    let c = position("xx5/7/7/7/7/7/6o o 0 1", seed());
+    let d = position("xx5/7/7/7/7/7/5-o x 0 1", seed());
+    assert_eq!(a.repetition_key(), b.repetition_key());
+    assert_ne!(a.repetition_key(), c.repetition_key());
+    assert_ne!(a.repetition_key(), d.repetition_key());
+    assert_eq!(a.repetition_outcome(), Outcome::Win(Player::X));
+}
+
+#[test]
+fn neither_side_can_move_is_decided_by_count() {
+    for rules in ALL_RULES {
+        for side in ["x", "o"] {
+            let win = format!("7/7/7/7/-------/-------/xxxoo-- {side} 0 1");
+            assert_eq!(
+                position(&win, rules()).outcome(),
+                Some(Outcome::Win(Player::X))
+            );
+            let draw = format!("7/7/7/7/-------/-------/xxxooo- {side} 0 1");
+            assert_eq!(position(&draw, rules()).outcome(), Some(Outcome::Draw));
+        }
+    }
+}
+
+#[test]
+fn blocked_side_loses_or_passes_by_rule() {
+    // x (3 pieces) is blocked, o (2 pieces) can jump e1g1.
+    let fen = "7/7/7/7/-------/-------/xxxoo-1 x 5 9";
+    let lose = position(fen, seed());
+    assert_eq!(lose.outcome(), Some(Outcome::Win(Player::O)));
+    assert!(moves_text(&lose).is_empty());
+    assert_eq!(lose.count_moves(), 0);
+
+    for (rules, counter_after) in [(seed_pass(), 5), (standard(), 6)] {
+        let mut pos = position(fen, rules);
+        assert_eq!(pos.outcome(), None);
+        assert_eq!(moves_text(&pos), ["0000"]);
+        assert_eq!(pos.count_moves(), 1);
+        play(&mut pos, "0000");
+        assert_eq!(pos.side_to_move(), Player::O);
+        assert_eq!(pos.halfmoves(), counter_after, "{rules:?}");
+        assert_eq!(pos.fullmoves(), 9, "x's pass keeps the full-move number");
+        assert_eq!(moves_text(&pos), ["e1g1"]);
+        assert!(!pos.is_legal(AtaxxMove::PASS));
+    }
+
+    // The counter check comes before the blocked-side rule under seed rules.
+    let counted = position("7/7/7/7/-------/-------/xxxoo-1 x 80 9", seed());
+    assert_eq!(counted.outcome(), Some(Outcome::Win(Player::X)));
+
+    // o blocked: its pass advances the full-move number.
+    let mut pos = position("7/7/7/7/-------/-------/oooxx-1 o 0 9", standard());
+    play(&mut pos, "0000");
+    assert_eq!((pos.side_to_move(), pos.fullmoves()), (Player::X, 10));
+}
+
+#[test]
+fn pass_is_generated_exactly_when_needed() {
+    // Play random games under standard rules from crowded positions and check
+    // at each step: pass in the list ⇔ it is the only move ⇔ no clone/jump.
+    use rand::SeedableRng;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+    let mut passes = 0;
+    for fen in [
+        "x-1-o2/-1-1-1-/1-1-1-1/-1-1-1-/1-1-1-1/-1-1-1-/o1-1-1x x 0 1",
+        "7/7/7/7/ooooooo/ooooooo/xxxxxxx x 0 1",
+        START,
+    ] {
+        for _ in 0..100 {
+            let mut pos = position(fen, standard());
+            let mut moves = Vec::new();
+            while pos.outcome().is_none() {
+                pos.generate_moves(&mut moves);
+                let has_pass = moves.contains(&AtaxxMove::PASS);
+                if has_pass {
+                    assert_eq!(moves.len(), 1, "pass beside other moves in {}", pos.fen());
+                    passes += 1;
+                }
+                let mover_blocked = moves.iter().all(|m| m.is_pass());
+                assert_eq!(has_pass, mover_blocked);
+                let mv = pos.playout_move(&moves, &mut rng);
+                pos.play(mv);
+            }
+        }
+    }
+    assert!(passes > 0, "no pass ever came up");
+}
+
+// ---------------------------------------------------------------- counters
+
+#[test]
+fn half_move_counter_semantics() {
+    // (start fen, move, seed counter after, standard counter after)
+    let cases = [
+        ("x5o/7/7/7/7/7/o5x x 7 1", "a7c7", 8, 8),
+        ("x5o/7/7/7/7/7/o5x x 7 1", "b7", 0, 0),
+        ("x6/2o4/7/7/7/7/6o x 7 1", "a7b5", 0, 8),
+        ("x6/2o4/7/7/7/7/6o x 7 1", "b7", 0, 0),
+    ];
+    for (fen, mv, seed_after, standard_after) in cases {
+        for (rules, expected) in [(seed(), seed_after), (standard(), standard_after)] {
+            let mut pos = position(fen, rules);
+            play(&mut pos, mv);
+            assert_eq!(pos.halfmoves(), expected, "{fen} {mv} {rules:?}");
+        }
+    }
+}
+
+#[test]
+fn full_move_number_grows_after_o() {
+    let mut pos = Ataxx::start(&standard());
+    play(&mut pos, "b7");
+    assert_eq!(pos.fen(), "xx4o/7/7/7/7/7/o5x o 0 1");
+    play(&mut pos, "g7e5");
+    assert_eq!(pos.fen(), "xx5/7/4o2/7/7/7/o5x x 1 2");
+    play(&mut pos, "b7d6");
+    assert_eq!(pos.fen(), "x6/3x3/4x2/7/7/7/o5x o 2 2");
+}
+
+#[test]
+fn hash_tracks_position_not_counters() {
+    let start = Ataxx::start(&seed());
+    let mut pos = start.clone();
+    for mv in ["a7c7", "g7e7", "c7a7", "e7g7"] {
+        play(&mut pos, mv);
+        assert_eq!(pos.hash(), pos.hash_from_scratch());
+    }
+    assert_eq!(pos.hash(), start.hash());
+    assert_ne!(pos.fen(), start.fen());
+    play(&mut pos, "b6");
+    assert_ne!(pos.hash(), start.hash());
+}
+
+// ---------------------------------------------------------------- random play
+
+/// Start positions for random play with how many games each: the open
+/// boards give long games, the blocked ones short games full of passes and
+/// blocked sides.
+const RANDOM_STARTS: [(&str, usize); 4] = [
+    (START, 150),
+    ("x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1", 150),
+    (
+        "x-1-o2/-1-1-1-/1-1-1-1/-1-1-1-/1-1-1-1/-1-1-1-/o1-1-1x x 0 1",
+        500,
+    ),
+    ("7/7/7/7/-------/-------/x5o o 0 1", 1000),
+];
+
+fn random_games(options: AtaxxOptions, seed: u64) {
+    for (i, &(fen, games)) in RANDOM_STARTS.iter().enumerate() {
+        let start = position(fen, options);
+        let stats = random_play(&start, &options, games, 20_000, seed + i as u64);
+        assert_eq!(stats.games, games);
+        // Both sides win some random games from every start.
+        assert!(stats.wins_x > 0 && stats.wins_o > 0, "{fen}: {stats:?}");
+    }
+}
+
+#[test]
+fn random_play_seed_lose() {
+    random_games(seed(), 1);
+}
+
+#[test]
+fn random_play_seed_pass() {
+    random_games(seed_pass(), 100);
+}
+
+#[test]
+fn random_play_standard() {
+    random_games(standard(), 200);
+}
