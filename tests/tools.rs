@@ -349,6 +349,23 @@ fn uai_engines_get_the_uai_dialogue() {
 }
 
 #[test]
+fn ataxx_against_agon_over_uai() {
+    let mut config = nim_match("agon", &format!("uai:{AGON}"), 2);
+    config.game = "ataxx".into();
+    config.time = TimeControl::movetime(10);
+    config.max_plies = Some(8);
+    let error = run_match(&config, &mut Vec::new()).expect_err("seed rules against UAI");
+    assert!(error.contains("Rules=standard"), "{error}");
+    config.options = vec![("Rules".into(), "standard".into())];
+    let (report, _) = play(&config);
+    for record in &report.records {
+        assert_eq!(record.moves.len(), 8, "{record:?}");
+        assert!(record.reason.starts_with("adjudication"), "{record:?}");
+        assert_eq!(record.verify(), Ok(()));
+    }
+}
+
+#[test]
 fn agon_plays_itself_as_an_external_engine() {
     let mut config = nim_match("agon", &format!("ugi:{AGON}"), 2);
     config.concurrency = 2;

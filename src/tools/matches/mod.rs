@@ -167,11 +167,28 @@ pub fn run_match(config: &MatchConfig, out: &mut dyn Write) -> Result<MatchRepor
     if config.games == 0 {
         return Err("--games must be at least 1".into());
     }
+    check_uai_rules(config)?;
     let report = visit_game(&config.game, RunMatch { config })??;
     for line in report.summary_lines() {
         writeln!(out, "{line}").map_err(|e| e.to_string())?;
     }
     Ok(report)
+}
+
+/// UAI engines play standard Ataxx (Agon's `uai` switches to it), so the
+/// referee must apply the same rules.
+fn check_uai_rules(config: &MatchConfig) -> Result<(), String> {
+    let uai = config.players.iter().any(
+        |p| matches!(&p.kind, spec::PlayerKind::External(e) if e.dialect == spec::Dialect::Uai),
+    );
+    let standard = config
+        .options
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("Rules") && v.eq_ignore_ascii_case("standard"));
+    if uai && config.game.eq_ignore_ascii_case("ataxx") && !standard {
+        return Err("uai: engines play standard Ataxx; add --option Rules=standard".into());
+    }
+    Ok(())
 }
 
 struct RunMatch<'a> {
