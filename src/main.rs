@@ -136,6 +136,9 @@ struct MatchArgs {
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Print `Finished game N (X vs O): 1-0 {reason}` after every game.
+    #[arg(long, short)]
+    verbose: bool,
     /// How long an external engine may take to answer `ugi`/`isready`, ms.
     #[arg(long, default_value_t = 10_000)]
     handshake_timeout: u64,
@@ -365,6 +368,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         max_plies: args.max_plies,
         progress: !args.no_progress && std::io::stderr().is_terminal(),
         handshake_timeout: std::time::Duration::from_millis(args.handshake_timeout.max(1)),
+        verbose: args.verbose,
     })
 }
 

@@ -40,6 +40,7 @@ fn nim_match(p1: &str, p2: &str, games: usize) -> MatchConfig {
         max_plies: None,
         progress: false,
         handshake_timeout: Duration::from_secs(10),
+        verbose: false,
     }
 }
 
@@ -283,7 +284,13 @@ fn broken_engines_forfeit_and_the_match_continues() {
     );
     // An engine that exits at once fails its handshake.
     let spec = format!("ugi:/bin/sh -c {}", "'exit 0'");
-    let (report, _) = play(&nim_match("agon", &spec, 2));
+    let mut config = nim_match("agon", &spec, 2);
+    config.verbose = true;
+    let (report, lines) = play(&config);
+    assert!(
+        lines[1].starts_with("Finished game 2 (ugi:sh -c exit 0 vs agon): 0-1 {x forfeits: crash"),
+        "{lines:?}"
+    );
     assert_eq!(report.score, Score::new(2, 0, 0));
     assert!(
         report.records[0].reason.contains("crash"),

@@ -122,6 +122,8 @@ pub struct MatchConfig {
     pub progress: bool,
     /// How long an external engine may take to answer `ugi`/`isready`.
     pub handshake_timeout: Duration,
+    /// Print a line for every finished game.
+    pub verbose: bool,
 }
 
 /// What a match produced.
@@ -168,7 +170,13 @@ pub fn run_match(config: &MatchConfig, out: &mut dyn Write) -> Result<MatchRepor
         return Err("--games must be at least 1".into());
     }
     check_uai_rules(config)?;
-    let report = visit_game(&config.game, RunMatch { config })??;
+    let report = visit_game(
+        &config.game,
+        RunMatch {
+            config,
+            out: &mut *out,
+        },
+    )??;
     for line in report.summary_lines() {
         writeln!(out, "{line}").map_err(|e| e.to_string())?;
     }
@@ -193,13 +201,28 @@ fn check_uai_rules(config: &MatchConfig) -> Result<(), String> {
 
 struct RunMatch<'a> {
     config: &'a MatchConfig,
+    out: &'a mut dyn Write,
 }
 
 impl GameVisitor for RunMatch<'_> {
     type Output = Result<MatchReport, String>;
     fn visit<G: Game>(self) -> Result<MatchReport, String> {
-        MatchRun::<G>::new(self.config)?.run()
+        MatchRun::<G>::new(self.config)?.run(self.out)
     }
+}
+
+/// `Finished game 3 (agon vs ugi:agon): 1-0 {rules}`, as cutechess-cli
+/// prints it (`1-0` when `x` won).
+pub fn finished_line(record: &GameRecord) -> String {
+    let result = match record.outcome {
+        crate::game::Outcome::Win(Player::X) => "1-0",
+        crate::game::Outcome::Win(Player::O) => "0-1",
+        crate::game::Outcome::Draw => "1/2-1/2",
+    };
+    format!(
+        "Finished game {} ({} vs {}): {result} {{{}}}",
+        record.number, record.players[0], record.players[1], record.reason
+    )
 }
 
 /// A prepared match of game `G`.
@@ -292,7 +315,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
             .collect()
     }
 
-    fn run(&self) -> Result<MatchReport, String> {
+    fn run(&self, out: &mut dyn Write) -> Result<MatchReport, String> {
         let mut writer = match &self.config.out {
             Some(path) => Some(RecordWriter::create(path)?),
             None => None,
@@ -324,6 +347,11 @@ impl<'a, G: Game> MatchRun<'a, G> {
             for (index, record, first_side) in receiver {
                 if tally.decided() {
                     continue; // played after the SPRT decided: not counted
+                }
+                if self.config.verbose {
+                    let line = finished_line(&record);
+                    // A closed output only loses the running commentary.
+                    let _ = bar.suspend(|| writeln!(out, "{line}"));
                 }
                 tally.add(index, record, first_side);
                 bar.set_message(tally.progress_text());
