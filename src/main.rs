@@ -3,9 +3,12 @@
 use agon::game::{Game, GameOptions};
 use agon::games::{GameVisitor, visit_game};
 use agon::protocol::{self, output::Output};
+use agon::tools::analyse;
+use agon::tools::matches::{self, MatchConfig, TimeControl, spec::PlayerSpec, stats::Sprt};
 use agon::tools::{self, perft};
 use clap::{Args, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -57,6 +60,120 @@ enum Command {
     /// Deterministic: the node total is the same on every run of the same
     /// build. The last line is `Bench: <nodes> nodes <nps> nps`.
     Bench,
+    /// Play a match between two players (built in or external engines).
+    ///
+    /// Prints, like cutechess-cli, `Score of P1 vs P2: W - L - D  [score] N`
+    /// and `Elo difference: E +/- M, LOS: L %, DrawRatio: D %`, plus the
+    /// SPRT state with --sprt. Players: `agon[:key=value,…]` (keys search,
+    /// depth, nodes, threads, hash, player=engine|baseline|random, name),
+    /// `ugi:<command line>` or `uai:<command line>`.
+    Match(Box<MatchArgs>),
+    /// Analyse every position of a file and check the expected answers.
+    ///
+    /// One position per line, with optional `; bm <moves>`, `; am <moves>`,
+    /// `; value win|loss|draw|<margin>`, `; id <name>` and per-line
+    /// `; depth N`, `; movetime N`, `; nodes N`. The last line is
+    /// `solved X/Y` over the lines that carry a check.
+    Analyse(AnalyseArgs),
+}
+
+/// Arguments of `agon match`.
+#[derive(Args, Clone, Debug)]
+struct MatchArgs {
+    /// Game: ataxx, dots, nim, mutorere, yote or ctor.
+    #[arg(long, short)]
+    game: Option<String>,
+    /// A game option as NAME=VALUE (repeatable), e.g. --option Heaps=3/4/5.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// First player.
+    #[arg(long)]
+    p1: Option<String>,
+    /// Second player.
+    #[arg(long)]
+    p2: Option<String>,
+    /// Number of games.
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// Fixed time per move in ms (a late answer loses after a margin of
+    /// one second plus a fifth of the move time).
+    #[arg(long, conflicts_with_all = ["tc", "preset"])]
+    movetime: Option<u64>,
+    /// Clock BASE+INC in seconds, e.g. 10+0.1; running out loses.
+    #[arg(long, conflicts_with = "preset")]
+    tc: Option<String>,
+    /// Named time control: `seed30` = 30 s per move, loss on time, no margin.
+    #[arg(long)]
+    preset: Option<String>,
+    /// Openings file: one position per line; each is played twice with
+    /// colours swapped.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Write one record line per game to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Stop early by SPRT: ELO0,ELO1.
+    #[arg(long, value_name = "ELO0,ELO1")]
+    sprt: Option<String>,
+    /// SPRT false-positive rate.
+    #[arg(long, default_value_t = 0.05)]
+    sprt_alpha: f64,
+    /// SPRT false-negative rate.
+    #[arg(long, default_value_t = 0.05)]
+    sprt_beta: f64,
+    /// Seed of the built-in players' random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Replay a record file through the rules and print its score.
+    #[arg(long, conflicts_with_all = ["p1", "p2"])]
+    replay: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    no_progress: bool,
+    /// Print `Finished game N (X vs O): 1-0 {reason}` after every game.
+    #[arg(long, short)]
+    verbose: bool,
+    /// How long an external engine may take to answer `ugi`/`isready`, ms.
+    #[arg(long, default_value_t = 10_000)]
+    handshake_timeout: u64,
+}
+
+/// Arguments of `agon analyse`.
+#[derive(Args, Clone, Debug)]
+struct AnalyseArgs {
+    /// Game: ataxx, dots, nim, mutorere, yote or ctor.
+    #[arg(long, short)]
+    game: String,
+    /// The positions file.
+    file: PathBuf,
+    /// Time per position in ms (default 1000 when no other limit is given).
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Depth per position.
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Nodes per position.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Search: auto (perfect play where known, else alpha-beta), alphabeta
+    /// or mcts.
+    #[arg(long, default_value = "auto")]
+    search: String,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    hash: usize,
+    /// One JSON object per position, then a summary object.
+    #[arg(long)]
+    json: bool,
+    /// A game option as NAME=VALUE (repeatable).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
 }
 
 /// Which game and position a tool works on, with the game's options named
@@ -128,6 +245,8 @@ fn main() -> ExitCode {
         Some(Command::Bench) => tools::bench::run(&mut std::io::stdout().lock())
             .map(|_| ())
             .map_err(|e| e.to_string()),
+        Some(Command::Match(args)) => run_match(&args),
+        Some(Command::Analyse(args)) => run_analyse(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -193,4 +312,113 @@ fn run_perft(position: &PositionArgs, depth: u32, divide: bool) -> Result<(), St
         divide,
     };
     visit_game(&position.game, command)?
+}
+
+/// Splits `NAME=VALUE` option arguments.
+fn option_pairs(options: &[String]) -> Result<Vec<(String, String)>, String> {
+    options
+        .iter()
+        .map(|pair| {
+            pair.split_once('=')
+                .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+                .ok_or_else(|| format!("--option takes NAME=VALUE, not '{pair}'"))
+        })
+        .collect()
+}
+
+fn read_file(path: &PathBuf) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
+}
+
+fn time_control(args: &MatchArgs) -> Result<TimeControl, String> {
+    match (&args.movetime, &args.tc, args.preset.as_deref()) {
+        (Some(ms), None, None) if *ms > 0 => Ok(TimeControl::movetime(*ms)),
+        (None, Some(tc), None) => TimeControl::parse_clock(tc),
+        (None, None, Some("seed30")) => Ok(TimeControl::seed30()),
+        (None, None, Some(other)) => Err(format!("unknown preset '{other}' (presets: seed30)")),
+        _ => Err("give one of --movetime MS (above 0), --tc BASE+INC or --preset seed30".into()),
+    }
+}
+
+fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
+    let game = args.game.clone().ok_or("--game is required")?;
+    let p1 = PlayerSpec::parse(args.p1.as_deref().ok_or("--p1 is required")?)?;
+    let p2 = PlayerSpec::parse(args.p2.as_deref().ok_or("--p2 is required")?)?;
+    let openings = match &args.openings {
+        Some(path) => matches::read_openings(&read_file(path)?)
+            .map_err(|e| format!("{}: {e}", path.display()))?,
+        None => Vec::new(),
+    };
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|text| Sprt::parse(text, args.sprt_alpha, args.sprt_beta))
+        .transpose()?;
+    Ok(MatchConfig {
+        game,
+        options: option_pairs(&args.options)?,
+        players: [p1, p2],
+        games: args.games,
+        time: time_control(args)?,
+        openings,
+        concurrency: args.concurrency.max(1),
+        out: args.out.clone(),
+        sprt,
+        seed: args.seed,
+        max_plies: args.max_plies,
+        progress: !args.no_progress && std::io::stderr().is_terminal(),
+        handshake_timeout: std::time::Duration::from_millis(args.handshake_timeout.max(1)),
+        verbose: args.verbose,
+    })
+}
+
+fn run_match(args: &MatchArgs) -> Result<(), String> {
+    if let Some(path) = &args.replay {
+        return run_replay(path);
+    }
+    let config = match_config(args)?;
+    matches::run_match(&config, &mut std::io::stdout().lock()).map(|_| ())
+}
+
+fn run_replay(path: &PathBuf) -> Result<(), String> {
+    let summary = matches::record::replay(&read_file(path)?)?;
+    let mut out = std::io::stdout().lock();
+    for error in &summary.errors {
+        let _ = writeln!(out, "error: {error}");
+    }
+    let _ = writeln!(
+        out,
+        "Replayed {} games, {} bad records",
+        summary.games,
+        summary.errors.len()
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        matches::stats::score_line(&summary.names[0], &summary.names[1], &summary.score)
+    );
+    let _ = writeln!(out, "{}", matches::stats::elo_line(&summary.score));
+    if summary.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} records failed to replay", summary.errors.len()))
+    }
+}
+
+fn run_analyse(args: &AnalyseArgs) -> Result<(), String> {
+    let config = analyse::AnalyseConfig {
+        game: args.game.clone(),
+        options: option_pairs(&args.options)?,
+        limits: analyse::AnalyseLimits {
+            movetime: args.movetime,
+            depth: args.depth,
+            nodes: args.nodes,
+        },
+        search: analyse::parse_search(&args.search)?,
+        hash_mb: args.hash.clamp(1, 65_536),
+        json: args.json,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let text = read_file(&args.file)?;
+    analyse::run(&config, &text, &mut std::io::stdout().lock()).map(|_| ())
 }

@@ -1,0 +1,554 @@
+//! `agon analyse`: analyses every position of a file and checks the
+//! expected answers written next to them.
+//!
+//! The file format is [`crate::tools::positions`]'s. Operations understood:
+//!
+//! - `bm <moves>`: the best move found must be one of these;
+//! - `am <moves>`: the best move found must be none of these;
+//! - `value win|loss|draw|<margin>`: the exact result for the side to move
+//!   (a margin is the final score difference, side to move minus opponent,
+//!   for games decided by count that have an exact solver);
+//! - `id <name>`: a name for the position in the output;
+//! - `depth N`, `movetime N`, `nodes N`: limits for this line only.
+//!
+//! A line "carries a check" when it has `bm`, `am` or `value`; it is solved
+//! when all its checks pass. With `search=auto` the game's perfect-play
+//! oracle ([`Game::solve`]) answers where it can, otherwise alpha-beta
+//! searches; a `value` is then known only when the score is a proven win or
+//! loss (`draw` passes on a score of exactly 0, which is a guess).
+
+use crate::game::{Game, GameOptions, GameState, Proven, SolveBudget};
+use crate::games::{GameVisitor, visit_game};
+use crate::protocol::session::MAX_LISTED_MOVES;
+use crate::search::alphabeta::AlphaBeta;
+use crate::search::{Limits, Report, is_proven, loss_in, score_text, win_in};
+use crate::tools::matches::spec::SearchKind;
+use crate::tools::positions::{PositionLine, parse_positions};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::Write;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Time per position when no limit is given, in ms.
+pub const DEFAULT_MOVETIME_MS: u64 = 1_000;
+/// Time the oracle may take when only a depth or node limit is given.
+const ORACLE_BUDGET: Duration = Duration::from_secs(10);
+
+/// Search limits per position.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AnalyseLimits {
+    /// Time per position, ms.
+    pub movetime: Option<u64>,
+    /// Depth per position.
+    pub depth: Option<u32>,
+    /// Nodes per position.
+    pub nodes: Option<u64>,
+}
+
+/// Everything `agon analyse` needs.
+#[derive(Clone, Debug)]
+pub struct AnalyseConfig {
+    /// The game's name.
+    pub game: String,
+    /// Game options, as UGI name/value pairs.
+    pub options: Vec<(String, String)>,
+    /// Limits for lines that set none of their own.
+    pub limits: AnalyseLimits,
+    /// Which search runs.
+    pub search: SearchKind,
+    /// Transposition table size, MiB.
+    pub hash_mb: usize,
+    /// One JSON object per line instead of text.
+    pub json: bool,
+    /// Show a progress bar on standard error.
+    pub progress: bool,
+}
+
+/// Totals of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AnalyseSummary {
+    /// Positions analysed.
+    pub positions: usize,
+    /// Positions carrying at least one check.
+    pub checked: usize,
+    /// Checked positions whose checks all passed.
+    pub solved: usize,
+    /// Lines skipped as malformed.
+    pub skipped: usize,
+}
+
+/// Parses the `--search` value.
+pub fn parse_search(text: &str) -> Result<SearchKind, String> {
+    match text {
+        "auto" => Ok(SearchKind::Auto),
+        "alphabeta" => Ok(SearchKind::AlphaBeta),
+        "mcts" => Ok(SearchKind::Mcts),
+        _ => Err(format!(
+            "--search must be auto, alphabeta or mcts, not '{text}'"
+        )),
+    }
+}
+
+/// Analyses the positions of `text`, writing one result per line to `out`,
+/// then the summary; the last line is `solved X/Y` (or a JSON summary).
+pub fn run(
+    config: &AnalyseConfig,
+    text: &str,
+    out: &mut dyn Write,
+) -> Result<AnalyseSummary, String> {
+    if config.search == SearchKind::Mcts {
+        // MCTS plugs in here once `Mcts::search` is available.
+        return Err("--search mcts is not available in this build yet".into());
+    }
+    visit_game(&config.game, Analyse { config, text, out })?
+}
+
+struct Analyse<'a> {
+    config: &'a AnalyseConfig,
+    text: &'a str,
+    out: &'a mut dyn Write,
+}
+
+impl GameVisitor for Analyse<'_> {
+    type Output = Result<AnalyseSummary, String>;
+    fn visit<G: Game>(self) -> Result<AnalyseSummary, String> {
+        let mut options = G::Options::default();
+        for (name, value) in &self.config.options {
+            options.set(name, value)?;
+        }
+        let lines = parse_positions(self.text);
+        let bar = progress_bar(self.config.progress, lines.len() as u64);
+        let mut analyser = Analyser::<G> {
+            config: self.config,
+            options,
+            search: AlphaBeta::new(self.config.hash_mb),
+        };
+        let mut summary = AnalyseSummary::default();
+        let out = self.out;
+        for line in lines {
+            let entry = match line {
+                Ok(line) => analyser.analyse_line(&line),
+                Err(e) => Err((e.line, e.message)),
+            };
+            let text = match &entry {
+                Ok(done) => {
+                    summary.positions += 1;
+                    if let Some(passed) = done.solved() {
+                        summary.checked += 1;
+                        summary.solved += usize::from(passed);
+                    }
+                    done.render(self.config.json)
+                }
+                Err((number, message)) => {
+                    summary.skipped += 1;
+                    render_error(*number, message, self.config.json)
+                }
+            };
+            bar.suspend(|| writeln!(out, "{text}"))
+                .map_err(write_error)?;
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        for line in summary_lines(&summary, self.config.json) {
+            writeln!(out, "{line}").map_err(write_error)?;
+        }
+        Ok(summary)
+    }
+}
+
+fn write_error(e: std::io::Error) -> String {
+    format!("cannot write the results: {e}")
+}
+
+fn progress_bar(show: bool, len: u64) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} lines")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// The summary lines; the last one is `solved X/Y`.
+pub fn summary_lines(summary: &AnalyseSummary, json: bool) -> Vec<String> {
+    if json {
+        return vec![format!(
+            "{{\"summary\":{{\"positions\":{},\"checked\":{},\"solved\":{},\"skipped\":{}}}}}",
+            summary.positions, summary.checked, summary.solved, summary.skipped
+        )];
+    }
+    vec![
+        format!(
+            "positions {}, with checks {}, failed {}, lines skipped {}",
+            summary.positions,
+            summary.checked,
+            summary.checked - summary.solved,
+            summary.skipped
+        ),
+        format!("solved {}/{}", summary.solved, summary.checked),
+    ]
+}
+
+/// The expected result of a `value` check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expected {
+    Win,
+    Loss,
+    Draw,
+    Margin(i32),
+}
+
+/// One check of a line and whether it passed.
+struct CheckResult {
+    opcode: &'static str,
+    expected: String,
+    passed: bool,
+}
+
+/// What the analysis of one position found.
+struct Finding {
+    best: Option<String>,
+    score: i32,
+    depth: u32,
+    nodes: u64,
+    time: Duration,
+    pv: Vec<String>,
+    /// The exact value when the oracle answered.
+    proven: Option<Proven>,
+    margin: Option<i32>,
+}
+
+/// A line analysed: where it came from, what was found, the checks.
+struct Done {
+    line: usize,
+    id: Option<String>,
+    fen: String,
+    finding: Finding,
+    checks: Vec<CheckResult>,
+}
+
+impl Done {
+    /// `Some(all checks passed)` when the line carries a check.
+    fn solved(&self) -> Option<bool> {
+        (!self.checks.is_empty()).then(|| self.checks.iter().all(|c| c.passed))
+    }
+
+    fn render(&self, json: bool) -> String {
+        if json {
+            return self.render_json();
+        }
+        let f = &self.finding;
+        let name = self.id.as_deref().unwrap_or(&self.fen);
+        let mut text = format!(
+            "line {} {name}: best {}, score {}, depth {}, nodes {}, time {} ms, pv {}",
+            self.line,
+            f.best.as_deref().unwrap_or("(none)"),
+            score_text(f.score),
+            f.depth,
+            f.nodes,
+            f.time.as_millis(),
+            f.pv.join(" ")
+        );
+        for check in &self.checks {
+            let verdict = if check.passed { "ok" } else { "FAILED" };
+            text.push_str(&format!("; {} {} {verdict}", check.opcode, check.expected));
+        }
+        text
+    }
+
+    fn render_json(&self) -> String {
+        let f = &self.finding;
+        let pv: Vec<String> = f.pv.iter().map(|m| json_string(m)).collect();
+        let checks: Vec<String> = self
+            .checks
+            .iter()
+            .map(|c| {
+                format!(
+                    "{{\"op\":{},\"expected\":{},\"ok\":{}}}",
+                    json_string(c.opcode),
+                    json_string(&c.expected),
+                    c.passed
+                )
+            })
+            .collect();
+        let solved = self.solved().map_or("null".to_owned(), |s| s.to_string());
+        format!(
+            "{{\"line\":{},\"id\":{},\"fen\":{},\"best\":{},\"score\":{},\"depth\":{},\"nodes\":{},\"time_ms\":{},\"pv\":[{}],\"checks\":[{}],\"solved\":{}}}",
+            self.line,
+            self.id.as_deref().map_or("null".to_owned(), json_string),
+            json_string(&self.fen),
+            f.best.as_deref().map_or("null".to_owned(), json_string),
+            json_string(&score_text(f.score)),
+            f.depth,
+            f.nodes,
+            f.time.as_millis(),
+            pv.join(","),
+            checks.join(","),
+            solved
+        )
+    }
+}
+
+fn render_error(line: usize, message: &str, json: bool) -> String {
+    if json {
+        format!("{{\"line\":{line},\"error\":{}}}", json_string(message))
+    } else {
+        format!("line {line}: skipped: {message}")
+    }
+}
+
+/// A JSON string literal.
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The analyser of game `G`, kept across lines.
+struct Analyser<'a, G: Game> {
+    config: &'a AnalyseConfig,
+    options: G::Options,
+    search: AlphaBeta<G>,
+}
+
+/// A line's checks before the analysis.
+struct Checks<M> {
+    best: Option<Vec<M>>,
+    avoid: Option<Vec<M>>,
+    value: Option<Expected>,
+}
+
+impl<G: Game> Analyser<'_, G> {
+    fn analyse_line(&mut self, line: &PositionLine) -> Result<Done, (usize, String)> {
+        let fail = |message: String| (line.line, message);
+        let position = G::from_fen(&line.fen, &self.options)
+            .map_err(|e| fail(format!("bad position: {e}")))?;
+        let state = GameState::new(position);
+        if let Some(outcome) = state.outcome() {
+            return Err(fail(format!("the game is over ({})", outcome.ugi_name())));
+        }
+        let checks = read_checks(&state.position, line).map_err(fail)?;
+        let limits = line_limits(self.config.limits, line).map_err(fail)?;
+        let finding = self.analyse(&state, limits).map_err(fail)?;
+        Ok(Done {
+            line: line.line,
+            id: line.operation("id").map(|words| words.join(" ")),
+            fen: line.fen.clone(),
+            checks: judge(&state.position, &checks, &finding),
+            finding,
+        })
+    }
+
+    fn analyse(&mut self, state: &GameState<G>, limits: AnalyseLimits) -> Result<Finding, String> {
+        let start = Instant::now();
+        if self.config.search == SearchKind::Auto
+            && let Some(finding) = oracle(state, limits, start)
+        {
+            return Ok(finding);
+        }
+        let count = state.position.count_moves();
+        if count > MAX_LISTED_MOVES {
+            // The generic searches list every move; Nim with huge heaps has
+            // far too many (only its oracle can play there).
+            return Err(format!(
+                "{count} legal moves, too many for a search (use --search auto)"
+            ));
+        }
+        let mut search_limits = match limits.movetime {
+            Some(ms) => Limits::movetime(Duration::from_millis(ms)),
+            None => Limits::infinite(),
+        };
+        search_limits.depth = limits.depth;
+        search_limits.nodes = limits.nodes;
+        self.search.clear();
+        let mut last: Option<Report> = None;
+        let result = self.search.search(state, &search_limits, &mut |report| {
+            last = Some(report.clone())
+        });
+        let position = &state.position;
+        Ok(Finding {
+            best: result.best.map(|mv| position.move_to_string(mv)),
+            score: result.score,
+            depth: result.depth,
+            nodes: result.nodes,
+            time: start.elapsed(),
+            pv: last.map(|r| r.pv).unwrap_or_default(),
+            proven: None,
+            margin: None,
+        })
+    }
+}
+
+/// Perfect play, when the game has it here.
+fn oracle<G: Game>(state: &GameState<G>, limits: AnalyseLimits, start: Instant) -> Option<Finding> {
+    let stop = AtomicBool::new(false);
+    let budget = SolveBudget {
+        deadline: Some(start + limits.movetime.map_or(ORACLE_BUDGET, Duration::from_millis)),
+        stop: &stop,
+    };
+    let solved = state.position.solve(&budget)?;
+    let score = match (solved.value, solved.margin) {
+        (_, Some(margin)) => margin * 100,
+        (Proven::Win(plies), None) => win_in(plies.unwrap_or(1)),
+        (Proven::Loss(plies), None) => loss_in(plies.unwrap_or(1)),
+        (Proven::Draw, None) => 0,
+    };
+    let best = state.position.move_to_string(solved.best);
+    Some(Finding {
+        best: Some(best.clone()),
+        score,
+        depth: 0,
+        nodes: 0,
+        time: start.elapsed(),
+        pv: vec![best],
+        proven: Some(solved.value),
+        margin: solved.margin,
+    })
+}
+
+/// The line's limits, or the run's when the line sets none; a default move
+/// time when neither does.
+fn line_limits(run: AnalyseLimits, line: &PositionLine) -> Result<AnalyseLimits, String> {
+    let number = |opcode: &str| -> Result<Option<u64>, String> {
+        match line.operation(opcode) {
+            None => Ok(None),
+            Some([value]) => value
+                .parse::<u64>()
+                .ok()
+                .filter(|&v| v > 0)
+                .map(Some)
+                .ok_or_else(|| format!("{opcode} needs a positive integer, not '{value}'")),
+            Some(_) => Err(format!("{opcode} needs exactly one number")),
+        }
+    };
+    let own = AnalyseLimits {
+        movetime: number("movetime")?,
+        depth: number("depth")?
+            .map(|d| d.min(u64::from(crate::search::alphabeta::MAX_DEPTH)) as u32),
+        nodes: number("nodes")?,
+    };
+    let mut limits = if own == AnalyseLimits::default() {
+        run
+    } else {
+        own
+    };
+    if limits == AnalyseLimits::default() {
+        limits.movetime = Some(DEFAULT_MOVETIME_MS);
+    }
+    Ok(limits)
+}
+
+/// Reads `bm`, `am` and `value`; moves must be legal here.
+fn read_checks<G: Game>(position: &G, line: &PositionLine) -> Result<Checks<G::Move>, String> {
+    let moves = |opcode: &str| -> Result<Option<Vec<G::Move>>, String> {
+        let Some(words) = line.operation(opcode) else {
+            return Ok(None);
+        };
+        if words.is_empty() {
+            return Err(format!("{opcode} needs at least one move"));
+        }
+        words
+            .iter()
+            .map(|word| {
+                let mv = position
+                    .parse_move(word)
+                    .map_err(|e| format!("{opcode} move '{word}': {e}"))?;
+                if position.is_legal(mv) {
+                    Ok(mv)
+                } else {
+                    Err(format!("{opcode} move '{word}' is illegal here"))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    };
+    let value = match line.operation("value") {
+        None => None,
+        Some([word]) => Some(match word.as_str() {
+            "win" => Expected::Win,
+            "loss" => Expected::Loss,
+            "draw" => Expected::Draw,
+            other => Expected::Margin(other.parse().map_err(|_| {
+                format!("value must be win, loss, draw or a margin, not '{other}'")
+            })?),
+        }),
+        Some(_) => return Err("value needs exactly one word".into()),
+    };
+    Ok(Checks {
+        best: moves("bm")?,
+        avoid: moves("am")?,
+        value,
+    })
+}
+
+/// Judges the checks against what the analysis found.
+fn judge<G: Game>(position: &G, checks: &Checks<G::Move>, finding: &Finding) -> Vec<CheckResult> {
+    let best = finding
+        .best
+        .as_deref()
+        .and_then(|text| position.parse_move(text).ok());
+    let listed = |moves: &[G::Move]| -> String {
+        let texts: Vec<String> = moves.iter().map(|&m| position.move_to_string(m)).collect();
+        texts.join(" ")
+    };
+    let mut results = Vec::new();
+    if let Some(moves) = &checks.best {
+        results.push(CheckResult {
+            opcode: "bm",
+            expected: listed(moves),
+            passed: best.is_some_and(|b| moves.contains(&b)),
+        });
+    }
+    if let Some(moves) = &checks.avoid {
+        results.push(CheckResult {
+            opcode: "am",
+            expected: listed(moves),
+            passed: best.is_some_and(|b| !moves.contains(&b)),
+        });
+    }
+    if let Some(expected) = checks.value {
+        let (text, passed) = judge_value(expected, finding);
+        results.push(CheckResult {
+            opcode: "value",
+            expected: text,
+            passed,
+        });
+    }
+    results
+}
+
+fn judge_value(expected: Expected, finding: &Finding) -> (String, bool) {
+    let score = finding.score;
+    let proven_win = matches!(finding.proven, Some(Proven::Win(_)))
+        || (finding.proven.is_none() && is_proven(score) && score > 0);
+    let proven_loss = matches!(finding.proven, Some(Proven::Loss(_)))
+        || (finding.proven.is_none() && is_proven(score) && score < 0);
+    match expected {
+        Expected::Win => ("win".into(), proven_win),
+        Expected::Loss => ("loss".into(), proven_loss),
+        Expected::Draw => (
+            "draw".into(),
+            match finding.proven {
+                Some(value) => value == Proven::Draw,
+                None => score == 0,
+            },
+        ),
+        Expected::Margin(m) => (m.to_string(), finding.margin == Some(m)),
+    }
+}

@@ -1,0 +1,291 @@
+//! An external engine process driven over UGI or UAI.
+//!
+//! The engine's standard output is read by a thread that forwards every
+//! line over a channel, so that every wait has a deadline
+//! (`recv_timeout`): an engine that falls silent can never hang the match.
+//! Its standard error is discarded. A process that timed out or crashed is
+//! killed and started again before the next game.
+
+use super::player::Forfeit;
+use super::spec::{Dialect, ExternalSpec};
+use crate::search::time::GoParams;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+/// How long an engine may take to answer `ugi` or `isready`, by default.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a process may take to exit after `quit`.
+const QUIT_GRACE: Duration = Duration::from_millis(300);
+
+/// A running process and the channel of its output lines.
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+/// Why a wait for a line ended without the line.
+enum WaitError {
+    Timeout,
+    Closed,
+}
+
+/// An external engine, started on first use and restarted after a failure.
+pub struct ExternalEngine {
+    spec: ExternalSpec,
+    game: String,
+    options: Vec<(String, String)>,
+    running: Option<Running>,
+    handshake_timeout: Duration,
+}
+
+impl ExternalEngine {
+    /// An engine that will play `game` with these game options. Nothing is
+    /// started yet.
+    pub fn new(spec: ExternalSpec, game: &str, options: &[(String, String)]) -> ExternalEngine {
+        ExternalEngine {
+            spec,
+            game: game.to_owned(),
+            options: options.to_vec(),
+            running: None,
+            handshake_timeout: HANDSHAKE_TIMEOUT,
+        }
+    }
+
+    /// Sets how long the engine may take to answer `ugi` or `isready`.
+    pub fn with_handshake_timeout(mut self, timeout: Duration) -> ExternalEngine {
+        self.handshake_timeout = timeout;
+        self
+    }
+
+    /// Starts the process if needed, then `uginewgame` and `isready`.
+    pub fn new_game(&mut self) -> Result<(), Forfeit> {
+        if self.running.is_none() {
+            self.start()?;
+        }
+        let command = match self.spec.dialect {
+            Dialect::Ugi => "uginewgame",
+            Dialect::Uai => "uainewgame",
+        };
+        self.send(command)?;
+        self.sync()
+    }
+
+    /// Asks for a move: `position fen <start> moves …`, then `go …`, and
+    /// waits until `wait` has passed for `bestmove`.
+    pub fn best_move(
+        &mut self,
+        start: &str,
+        moves: &[String],
+        go: &GoParams,
+        wait: Duration,
+    ) -> Result<String, Forfeit> {
+        let mut position = format!("position fen {start}");
+        if !moves.is_empty() {
+            position.push_str(" moves ");
+            position.push_str(&moves.join(" "));
+        }
+        self.send(&position)?;
+        self.send(&go_command(go, self.spec.dialect))?;
+        let deadline = Instant::now() + wait;
+        match self.wait_for(deadline, |line| line.starts_with("bestmove")) {
+            Ok(line) => match line.split_whitespace().nth(1) {
+                Some(mv) => Ok(mv.to_owned()),
+                None => Err(Forfeit::IllegalMove("'bestmove' without a move".into())),
+            },
+            Err(WaitError::Timeout) => {
+                self.kill();
+                Err(Forfeit::Timeout(format!(
+                    "no bestmove within {} ms",
+                    wait.as_millis()
+                )))
+            }
+            Err(WaitError::Closed) => {
+                self.kill();
+                Err(Forfeit::Crash("the engine exited while thinking".into()))
+            }
+        }
+    }
+
+    /// Stops and forgets the process (it is started again on next use).
+    pub fn kill(&mut self) {
+        if let Some(mut running) = self.running.take() {
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+        }
+    }
+
+    fn start(&mut self) -> Result<(), Forfeit> {
+        let mut child = Command::new(&self.spec.program)
+            .args(&self.spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| Forfeit::Crash(format!("cannot start '{}': {e}", self.spec.program)))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            return Err(Forfeit::Crash("no pipes to the engine".into()));
+        };
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut buffer = Vec::new();
+            loop {
+                buffer.clear();
+                match reader.read_until(b'\n', &mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&buffer).trim_end().to_owned();
+                        if sender.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        self.running = Some(Running {
+            child,
+            stdin,
+            lines,
+        });
+        self.handshake().inspect_err(|_| self.kill())
+    }
+
+    /// `ugi` → `ugiok`, the game and its options, `isready` → `readyok`.
+    fn handshake(&mut self) -> Result<(), Forfeit> {
+        let (hello, ok) = match self.spec.dialect {
+            Dialect::Ugi => ("ugi", "ugiok"),
+            Dialect::Uai => ("uai", "uaiok"),
+        };
+        self.send(hello)?;
+        let timeout = self.handshake_timeout;
+        self.wait_for(Instant::now() + timeout, |line| line.trim() == ok)
+            .map_err(|e| handshake_failure(e, ok, timeout))?;
+        if self.spec.dialect == Dialect::Ugi {
+            self.send(&format!("setoption name Game value {}", self.game))?;
+        }
+        for (name, value) in self.options.clone() {
+            self.send(&format!("setoption name {name} value {value}"))?;
+        }
+        self.sync()
+    }
+
+    /// `isready` → `readyok`.
+    fn sync(&mut self) -> Result<(), Forfeit> {
+        self.send("isready")?;
+        let timeout = self.handshake_timeout;
+        let answer = self.wait_for(Instant::now() + timeout, |line| line.trim() == "readyok");
+        if let Err(e) = answer {
+            self.kill();
+            return Err(handshake_failure(e, "readyok", timeout));
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), Forfeit> {
+        let running = self
+            .running
+            .as_mut()
+            .ok_or_else(|| Forfeit::Crash("the engine is not running".into()))?;
+        let written = writeln!(running.stdin, "{line}").and_then(|()| running.stdin.flush());
+        if let Err(e) = written {
+            self.kill();
+            return Err(Forfeit::Crash(format!("cannot write to the engine: {e}")));
+        }
+        Ok(())
+    }
+
+    fn wait_for(
+        &mut self,
+        deadline: Instant,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<String, WaitError> {
+        let running = self.running.as_mut().ok_or(WaitError::Closed)?;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match running.lines.recv_timeout(left) {
+                Ok(line) if wanted(&line) => return Ok(line),
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => return Err(WaitError::Timeout),
+                Err(RecvTimeoutError::Disconnected) => return Err(WaitError::Closed),
+            }
+        }
+    }
+}
+
+impl Drop for ExternalEngine {
+    fn drop(&mut self) {
+        if let Some(mut running) = self.running.take() {
+            let _ = writeln!(running.stdin, "quit").and_then(|()| running.stdin.flush());
+            let deadline = Instant::now() + QUIT_GRACE;
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = running.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+        }
+    }
+}
+
+fn handshake_failure(error: WaitError, expected: &str, timeout: Duration) -> Forfeit {
+    match error {
+        WaitError::Timeout => {
+            Forfeit::Handshake(format!("no '{expected}' within {} ms", timeout.as_millis()))
+        }
+        WaitError::Closed => Forfeit::Crash(format!("the engine exited before '{expected}'")),
+    }
+}
+
+/// The `go` command for these parameters in this dialect.
+pub fn go_command(go: &GoParams, dialect: Dialect) -> String {
+    let mut command = String::from("go");
+    let names = match dialect {
+        Dialect::Ugi => [["p1time", "p2time"], ["p1inc", "p2inc"]],
+        // UAI: black (`x`) moves first.
+        Dialect::Uai => [["btime", "wtime"], ["binc", "winc"]],
+    };
+    for (values, names) in [(go.time, names[0]), (go.inc, names[1])] {
+        for (value, name) in values.iter().zip(names) {
+            if let Some(value) = value {
+                command.push_str(&format!(" {name} {value}"));
+            }
+        }
+    }
+    if let Some(movetime) = go.movetime {
+        command.push_str(&format!(" movetime {movetime}"));
+    }
+    command
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_commands_name_the_clocks_per_dialect() {
+        let clock = GoParams {
+            time: [Some(900), Some(800)],
+            inc: [Some(10), Some(10)],
+            ..GoParams::default()
+        };
+        assert_eq!(
+            go_command(&clock, Dialect::Ugi),
+            "go p1time 900 p2time 800 p1inc 10 p2inc 10"
+        );
+        assert_eq!(
+            go_command(&clock, Dialect::Uai),
+            "go btime 900 wtime 800 binc 10 winc 10"
+        );
+        let fixed = GoParams {
+            movetime: Some(50),
+            ..GoParams::default()
+        };
+        assert_eq!(go_command(&fixed, Dialect::Ugi), "go movetime 50");
+    }
+}

@@ -1,0 +1,497 @@
+//! `agon match`: tournaments between two players, built in or external,
+//! refereed by Agon's own rules code.
+//!
+//! Games are scheduled in pairs: each opening (or the start position) is
+//! played twice with colours swapped; game `n` (from 1) uses opening
+//! `(n - 1) / 2`, wrapping around the opening list, and the first player
+//! plays `x` in odd games. Games run on `concurrency` threads, each with its
+//! own players (and engine processes); results are reported and recorded in
+//! game order, and built-in players draw their random choices from
+//! `seed` and the game number, so a match is repeatable up to timing.
+
+pub mod external;
+pub mod player;
+pub mod record;
+pub mod referee;
+pub mod spec;
+pub mod stats;
+
+use crate::game::{Game, GameOptions, Player};
+use crate::games::{GameVisitor, visit_game};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use player::{Competitor, make_competitor};
+use record::GameRecord;
+use referee::{GameSetup, play_game};
+use spec::PlayerSpec;
+use stats::{Score, Sprt, SprtStatus, elo_line, score_line};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::time::Duration;
+
+/// How much time players get.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// A fixed time per move; an answer later than `ms + margin_ms` loses.
+    MoveTime {
+        /// Time per move, ms.
+        ms: u64,
+        /// Grace before a late answer loses, ms.
+        margin_ms: u64,
+    },
+    /// A clock per player with an increment; a player whose clock runs out
+    /// loses.
+    Clock {
+        /// Starting time, ms.
+        base_ms: u64,
+        /// Added after each move, ms.
+        inc_ms: u64,
+    },
+}
+
+impl TimeControl {
+    /// A fixed move time with the usual generous margin (one second plus a
+    /// fifth of the move time), so that only a hung engine loses on time.
+    pub fn movetime(ms: u64) -> TimeControl {
+        TimeControl::MoveTime {
+            ms,
+            margin_ms: 1_000 + ms / 5,
+        }
+    }
+
+    /// The seed websites' rule: 30 s per move and a player who takes longer
+    /// loses, with no margin.
+    pub fn seed30() -> TimeControl {
+        TimeControl::MoveTime {
+            ms: 30_000,
+            margin_ms: 0,
+        }
+    }
+
+    /// Parses `BASE+INC` in seconds, as cutechess's `tc=` (`10+0.1`); a bare
+    /// `BASE` has no increment.
+    pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
+        let usage = || format!("--tc takes BASE+INC in seconds (e.g. 10+0.1), not '{text}'");
+        let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+        let seconds = |field: &str| -> Result<u64, String> {
+            let value: f64 = field.trim().parse().map_err(|_| usage())?;
+            if !(0.0..1e9).contains(&value) {
+                return Err(usage());
+            }
+            Ok((value * 1000.0).round() as u64)
+        };
+        let base_ms = seconds(base)?;
+        if base_ms == 0 {
+            return Err(usage());
+        }
+        Ok(TimeControl::Clock {
+            base_ms,
+            inc_ms: seconds(inc)?,
+        })
+    }
+}
+
+/// Everything `agon match` needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The game's name.
+    pub game: String,
+    /// Game options, as UGI name/value pairs.
+    pub options: Vec<(String, String)>,
+    /// The first and second player.
+    pub players: [PlayerSpec; 2],
+    /// Games to play (fewer if the SPRT stops the match).
+    pub games: usize,
+    /// Time control.
+    pub time: TimeControl,
+    /// Start positions; empty means the game's start position.
+    pub openings: Vec<String>,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Where to write the game records.
+    pub out: Option<PathBuf>,
+    /// Stop early when this test decides.
+    pub sprt: Option<Sprt>,
+    /// Seed of the built-in players' random choices.
+    pub seed: u64,
+    /// Draw by adjudication after this many plies.
+    pub max_plies: Option<u32>,
+    /// Show a progress bar on standard error (when it is a terminal).
+    pub progress: bool,
+    /// How long an external engine may take to answer `ugi`/`isready`.
+    pub handshake_timeout: Duration,
+    /// Print a line for every finished game.
+    pub verbose: bool,
+}
+
+/// What a match produced.
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    /// The two players' names.
+    pub names: [String; 2],
+    /// The first player's wins, losses and draws.
+    pub score: Score,
+    /// The counted games, in game order.
+    pub records: Vec<GameRecord>,
+    /// The SPRT state at the end, if one ran.
+    pub sprt: Option<SprtStatus>,
+}
+
+impl MatchReport {
+    /// The closing lines: score, Elo and (with an SPRT) its state.
+    pub fn summary_lines(&self) -> Vec<String> {
+        let mut lines = vec![
+            score_line(&self.names[0], &self.names[1], &self.score),
+            elo_line(&self.score),
+        ];
+        if let Some(sprt) = &self.sprt {
+            lines.push(sprt.line());
+        }
+        lines
+    }
+}
+
+/// Reads an openings file: position strings, `#` comments and EPD-style
+/// operations allowed. Any bad line is an error here, since a match with a
+/// silently shortened opening list would mislead.
+pub fn read_openings(text: &str) -> Result<Vec<String>, String> {
+    crate::tools::positions::parse_positions(text)
+        .into_iter()
+        .map(|line| line.map(|l| l.fen).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// Plays the match, writes the summary lines to `out` and returns the
+/// report.
+pub fn run_match(config: &MatchConfig, out: &mut dyn Write) -> Result<MatchReport, String> {
+    if config.games == 0 {
+        return Err("--games must be at least 1".into());
+    }
+    check_uai_rules(config)?;
+    let report = visit_game(
+        &config.game,
+        RunMatch {
+            config,
+            out: &mut *out,
+        },
+    )??;
+    for line in report.summary_lines() {
+        writeln!(out, "{line}").map_err(|e| e.to_string())?;
+    }
+    Ok(report)
+}
+
+/// UAI engines play standard Ataxx (Agon's `uai` switches to it), so the
+/// referee must apply the same rules.
+fn check_uai_rules(config: &MatchConfig) -> Result<(), String> {
+    let uai = config.players.iter().any(
+        |p| matches!(&p.kind, spec::PlayerKind::External(e) if e.dialect == spec::Dialect::Uai),
+    );
+    let standard = config
+        .options
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("Rules") && v.eq_ignore_ascii_case("standard"));
+    if uai && config.game.eq_ignore_ascii_case("ataxx") && !standard {
+        return Err("uai: engines play standard Ataxx; add --option Rules=standard".into());
+    }
+    Ok(())
+}
+
+struct RunMatch<'a> {
+    config: &'a MatchConfig,
+    out: &'a mut dyn Write,
+}
+
+impl GameVisitor for RunMatch<'_> {
+    type Output = Result<MatchReport, String>;
+    fn visit<G: Game>(self) -> Result<MatchReport, String> {
+        MatchRun::<G>::new(self.config)?.run(self.out)
+    }
+}
+
+/// `Finished game 3 (agon vs ugi:agon): 1-0 {rules}`, as cutechess-cli
+/// prints it (`1-0` when `x` won).
+pub fn finished_line(record: &GameRecord) -> String {
+    let result = match record.outcome {
+        crate::game::Outcome::Win(Player::X) => "1-0",
+        crate::game::Outcome::Win(Player::O) => "0-1",
+        crate::game::Outcome::Draw => "1/2-1/2",
+    };
+    format!(
+        "Finished game {} ({} vs {}): {result} {{{}}}",
+        record.number, record.players[0], record.players[1], record.reason
+    )
+}
+
+/// A prepared match of game `G`.
+struct MatchRun<'a, G: Game> {
+    config: &'a MatchConfig,
+    names: [String; 2],
+    starts: Vec<G>,
+}
+
+/// Names used in results: the specs' names, told apart when equal.
+fn display_names(players: &[PlayerSpec; 2]) -> [String; 2] {
+    let [a, b] = [&players[0].name, &players[1].name];
+    if a == b {
+        [format!("{a}#1"), format!("{b}#2")]
+    } else {
+        [a.clone(), b.clone()]
+    }
+}
+
+/// The two players of one worker thread: first and second.
+type Pair<G> = [Box<dyn Competitor<G>>; 2];
+
+/// Results flowing from the workers to the main thread.
+type Finished = (usize, GameRecord, Player);
+
+impl<'a, G: Game> MatchRun<'a, G> {
+    fn new(config: &'a MatchConfig) -> Result<Self, String> {
+        let mut options = G::Options::default();
+        for (name, value) in &config.options {
+            options.set(name, value)?;
+        }
+        let starts = if config.openings.is_empty() {
+            vec![G::start(&options)]
+        } else {
+            config
+                .openings
+                .iter()
+                .map(|fen| {
+                    G::from_fen(fen, &options).map_err(|e| format!("bad opening '{fen}': {e}"))
+                })
+                .collect::<Result<_, _>>()?
+        };
+        Ok(MatchRun {
+            config,
+            names: display_names(&config.players),
+            starts,
+        })
+    }
+
+    /// The setup of game `index` (from 0) and the first player's side.
+    fn setup(&self, index: usize) -> (GameSetup<'a, G>, Player) {
+        let first_side = if index.is_multiple_of(2) {
+            Player::X
+        } else {
+            Player::O
+        };
+        let start = self.starts[(index / 2) % self.starts.len()].clone();
+        let names = match first_side {
+            Player::X => self.names.clone(),
+            Player::O => [self.names[1].clone(), self.names[0].clone()],
+        };
+        let seed = self
+            .config
+            .seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(index as u64);
+        let setup = GameSetup {
+            number: index + 1,
+            start,
+            options: &self.config.options,
+            names,
+            time: self.config.time,
+            max_plies: self.config.max_plies,
+            seed,
+        };
+        (setup, first_side)
+    }
+
+    fn workers(&self) -> Result<Vec<Pair<G>>, String> {
+        let count = self.config.concurrency.clamp(1, self.config.games);
+        (0..count)
+            .map(|_| {
+                let [p1, p2] = &self.config.players;
+                let (options, wait) = (&self.config.options, self.config.handshake_timeout);
+                Ok([
+                    make_competitor::<G>(p1, options, wait)?,
+                    make_competitor::<G>(p2, options, wait)?,
+                ])
+            })
+            .collect()
+    }
+
+    fn run(&self, out: &mut dyn Write) -> Result<MatchReport, String> {
+        let mut writer = match &self.config.out {
+            Some(path) => Some(RecordWriter::create(path)?),
+            None => None,
+        };
+        let workers = self.workers()?;
+        let bar = progress_bar(self.config);
+        let mut tally = Tally::new(self.config.sprt);
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let (sender, receiver) = channel::<Finished>();
+        std::thread::scope(|scope| {
+            for mut pair in workers {
+                let sender = sender.clone();
+                let (next, stop) = (&next, &stop);
+                scope.spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= self.config.games {
+                            break;
+                        }
+                        let finished = self.play(index, &mut pair);
+                        if sender.send(finished).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(sender);
+            for (index, record, first_side) in receiver {
+                if tally.decided() {
+                    continue; // played after the SPRT decided: not counted
+                }
+                if self.config.verbose {
+                    let line = finished_line(&record);
+                    // A closed output only loses the running commentary.
+                    let _ = bar.suspend(|| writeln!(out, "{line}"));
+                }
+                tally.add(index, record, first_side);
+                bar.set_message(tally.progress_text());
+                bar.inc(1);
+                if let Some(writer) = writer.as_mut() {
+                    writer.write_ready(&tally.pending);
+                }
+                // Workers finish their current game and take no new one.
+                stop.store(tally.decided(), Ordering::Relaxed);
+            }
+        });
+        bar.finish_and_clear();
+        let records: Vec<GameRecord> = tally.all_records();
+        if let Some(writer) = writer.as_mut() {
+            writer.write_all(&records)?;
+        }
+        Ok(MatchReport {
+            names: self.names.clone(),
+            score: tally.score,
+            sprt: tally.sprt.map(|s| s.status(&tally.score)),
+            records,
+        })
+    }
+
+    fn play(&self, index: usize, pair: &mut Pair<G>) -> Finished {
+        let (setup, first_side) = self.setup(index);
+        let [p1, p2] = pair;
+        let players: [&mut dyn Competitor<G>; 2] = match first_side {
+            Player::X => [p1.as_mut(), p2.as_mut()],
+            Player::O => [p2.as_mut(), p1.as_mut()],
+        };
+        (index, play_game(&setup, players), first_side)
+    }
+}
+
+/// The running score, the SPRT and the records not yet written.
+struct Tally {
+    score: Score,
+    sprt: Option<Sprt>,
+    /// Counted records by game index.
+    pending: BTreeMap<usize, GameRecord>,
+}
+
+impl Tally {
+    fn new(sprt: Option<Sprt>) -> Tally {
+        Tally {
+            score: Score::default(),
+            sprt,
+            pending: BTreeMap::new(),
+        }
+    }
+
+    fn add(&mut self, index: usize, record: GameRecord, first_side: Player) {
+        self.score.add(record.outcome.sign_for(first_side));
+        self.pending.insert(index, record);
+    }
+
+    fn decided(&self) -> bool {
+        self.sprt
+            .is_some_and(|s| s.status(&self.score).decision.is_some())
+    }
+
+    fn progress_text(&self) -> String {
+        let s = &self.score;
+        format!(
+            "{}-{}-{} [{}] Elo {}",
+            s.wins,
+            s.losses,
+            s.draws,
+            stats::fixed(s.mean(), 3),
+            stats::fixed(s.elo(), 1)
+        )
+    }
+
+    fn all_records(&mut self) -> Vec<GameRecord> {
+        std::mem::take(&mut self.pending).into_values().collect()
+    }
+}
+
+/// Writes records in game order as soon as every earlier game is in.
+struct RecordWriter {
+    file: std::io::BufWriter<std::fs::File>,
+    path: PathBuf,
+    next: usize,
+    failed: Option<String>,
+}
+
+impl RecordWriter {
+    fn create(path: &PathBuf) -> Result<RecordWriter, String> {
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("cannot create '{}': {e}", path.display()))?;
+        let mut writer = RecordWriter {
+            file: std::io::BufWriter::new(file),
+            path: path.clone(),
+            next: 0,
+            failed: None,
+        };
+        writer.line(&format!("# agon match records, {}", record::FORMAT_LINE));
+        Ok(writer)
+    }
+
+    fn line(&mut self, text: &str) {
+        if self.failed.is_none()
+            && let Err(e) = writeln!(self.file, "{text}").and_then(|()| self.file.flush())
+        {
+            self.failed = Some(format!("cannot write '{}': {e}", self.path.display()));
+        }
+    }
+
+    /// Writes the records that continue the written prefix.
+    fn write_ready(&mut self, pending: &BTreeMap<usize, GameRecord>) {
+        while let Some(record) = pending.get(&self.next) {
+            let line = record.to_line();
+            self.line(&line);
+            self.next += 1;
+        }
+    }
+
+    /// At the end: writes every record not written yet (after an SPRT stop
+    /// some earlier games may be missing; the numbers say which).
+    fn write_all(&mut self, records: &[GameRecord]) -> Result<(), String> {
+        let written = self.next;
+        for record in records.iter().filter(|r| r.number > written) {
+            let line = record.to_line();
+            self.line(&line);
+        }
+        self.failed.take().map_or(Ok(()), Err)
+    }
+}
+
+fn progress_bar(config: &MatchConfig) -> ProgressBar {
+    if !config.progress {
+        return ProgressBar::hidden();
+    }
+    let bar =
+        ProgressBar::with_draw_target(Some(config.games as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}

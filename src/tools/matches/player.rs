@@ -1,0 +1,199 @@
+//! The players of a match, behind one trait: built-in players running in
+//! this process and external engines driven over the protocol. The referee
+//! ([`super::referee`]) asks them for moves as text and checks every move
+//! against the rules itself.
+
+use super::external::ExternalEngine;
+use super::spec::{BuiltinKind, BuiltinSpec, PlayerKind, PlayerSpec, SearchKind};
+use crate::game::{Game, GameState, SolveBudget};
+use crate::protocol::session::MAX_LISTED_MOVES;
+use crate::search::Limits;
+use crate::search::alphabeta::AlphaBeta;
+use crate::search::time::GoParams;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// Why a player lost a game without the rules deciding it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Forfeit {
+    /// An unreadable or illegal move.
+    IllegalMove(String),
+    /// No answer in time.
+    Timeout(String),
+    /// The engine process exited, could not be started or closed its pipes.
+    Crash(String),
+    /// No answer to `ugi` or `isready`.
+    Handshake(String),
+    /// The clock ran out.
+    Flag(String),
+}
+
+impl std::fmt::Display for Forfeit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Forfeit::IllegalMove(why) => write!(f, "illegal move {why}"),
+            Forfeit::Timeout(why) => write!(f, "timeout, {why}"),
+            Forfeit::Crash(why) => write!(f, "crash, {why}"),
+            Forfeit::Handshake(why) => write!(f, "handshake failed, {why}"),
+            Forfeit::Flag(why) => write!(f, "loss on time, {why}"),
+        }
+    }
+}
+
+/// What a player is asked on its turn.
+pub struct MoveRequest<'a, G: Game> {
+    /// The game so far (current position and repetition history).
+    pub state: &'a GameState<G>,
+    /// The position the game started from.
+    pub start: &'a str,
+    /// The moves played since, as text.
+    pub moves: &'a [String],
+    /// The clocks or the move time, as `go` would carry them.
+    pub go: GoParams,
+    /// How long to wait for an answer before declaring a timeout.
+    pub wait: Duration,
+}
+
+/// A match participant.
+pub trait Competitor<G: Game>: Send {
+    /// Prepares for a new game; `seed` makes random choices repeatable.
+    fn new_game(&mut self, seed: u64) -> Result<(), Forfeit>;
+    /// Returns the move to play, as text (the referee checks it).
+    fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit>;
+}
+
+/// Creates the player described by `spec` for game `G`. External engines
+/// are started on their first game, not here.
+pub fn make_competitor<G: Game>(
+    spec: &PlayerSpec,
+    options: &[(String, String)],
+    handshake_timeout: Duration,
+) -> Result<Box<dyn Competitor<G>>, String> {
+    match &spec.kind {
+        PlayerKind::Builtin(builtin) => Ok(Box::new(Builtin::<G>::new(builtin.clone())?)),
+        PlayerKind::External(external) => Ok(Box::new(
+            ExternalEngine::new(external.clone(), G::NAME, options)
+                .with_handshake_timeout(handshake_timeout),
+        )),
+    }
+}
+
+impl<G: Game> Competitor<G> for ExternalEngine {
+    fn new_game(&mut self, _seed: u64) -> Result<(), Forfeit> {
+        ExternalEngine::new_game(self)
+    }
+
+    fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
+        self.best_move(request.start, request.moves, &request.go, request.wait)
+    }
+}
+
+/// Time kept in reserve by built-in players on a clock, in ms.
+const BUILTIN_OVERHEAD_MS: u64 = 10;
+
+/// A player inside this process: the engine's search, the game's baseline
+/// player or random moves.
+pub struct Builtin<G: Game> {
+    spec: BuiltinSpec,
+    alphabeta: Option<AlphaBeta<G>>,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl<G: Game> Builtin<G> {
+    /// A built-in player; an error for a search this build does not have.
+    pub fn new(spec: BuiltinSpec) -> Result<Builtin<G>, String> {
+        if spec.kind == BuiltinKind::Engine && spec.search == SearchKind::Mcts {
+            // MCTS plugs in here (`Mcts::search` has AlphaBeta's signature).
+            return Err("search=mcts is not available in this build yet".into());
+        }
+        Ok(Builtin {
+            spec,
+            alphabeta: None,
+            rng: Xoshiro256PlusPlus::seed_from_u64(0),
+        })
+    }
+
+    fn random_move(&mut self, state: &GameState<G>) -> Option<G::Move> {
+        let moves = state.legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        Some(moves[self.rng.random_range(0..moves.len())])
+    }
+
+    fn engine_move(&mut self, request: &MoveRequest<'_, G>) -> Option<G::Move> {
+        let state = request.state;
+        let side = state.position.side_to_move();
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut limits: Limits = request.go.limits(side, BUILTIN_OVERHEAD_MS, stop);
+        limits.depth = self.spec.depth;
+        limits.nodes = self.spec.nodes;
+        if self.spec.search == SearchKind::Auto {
+            // Half the planned time for the oracle, as the engine does, so a
+            // search can still follow when it gives up.
+            let deadline = limits
+                .soft_deadline
+                .map(|soft| limits.start + soft.saturating_duration_since(limits.start) / 2);
+            let budget = SolveBudget {
+                deadline,
+                stop: &limits.stop,
+            };
+            if let Some(solved) = state.position.solve(&budget) {
+                return Some(solved.best);
+            }
+            if state.position.count_moves() > MAX_LISTED_MOVES {
+                return None;
+            }
+        }
+        match self.spec.search {
+            SearchKind::Auto | SearchKind::AlphaBeta => {
+                let hash_mb = self.spec.hash_mb;
+                let search = self
+                    .alphabeta
+                    .get_or_insert_with(|| AlphaBeta::new(hash_mb));
+                search.search(state, &limits, &mut |_| {}).best
+            }
+            // Once MCTS is merged: keep an `Option<Mcts<G>>` beside
+            // `alphabeta`, answer here with
+            // `mcts.get_or_insert_with(|| Mcts::new(MctsConfig { threads:
+            // self.spec.threads, memory_bytes: self.spec.hash_mb << 20,
+            // ..Default::default() })).search(state, &limits, &mut |_| {}).best`
+            // and drop the refusal in `Builtin::new`.
+            SearchKind::Mcts => None,
+        }
+    }
+}
+
+impl<G: Game> Competitor<G> for Builtin<G> {
+    fn new_game(&mut self, seed: u64) -> Result<(), Forfeit> {
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        if let Some(search) = self.alphabeta.as_mut() {
+            search.clear();
+        }
+        Ok(())
+    }
+
+    fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
+        let position = &request.state.position;
+        let oracle = self.spec.kind == BuiltinKind::Engine && self.spec.search == SearchKind::Auto;
+        if !oracle && position.count_moves() > MAX_LISTED_MOVES {
+            // Listing the moves (Nim with huge heaps) would exhaust memory.
+            return Err(Forfeit::IllegalMove(
+                "(none): too many legal moves for this player".into(),
+            ));
+        }
+        let mv = match self.spec.kind {
+            BuiltinKind::Engine => self.engine_move(request),
+            BuiltinKind::Baseline => match request.state.position.baseline_move(&mut self.rng) {
+                Some(mv) => Some(mv),
+                None => self.random_move(request.state),
+            },
+            BuiltinKind::Random => self.random_move(request.state),
+        };
+        mv.map(|mv| request.state.position.move_to_string(mv))
+            .ok_or_else(|| Forfeit::IllegalMove("(none): no move found".into()))
+    }
+}

@@ -1,0 +1,261 @@
+//! Game records of `agon match --out FILE`, and `--replay FILE`.
+//!
+//! One game per line, nine fields separated by tabs (see
+//! `docs/match-records.md`):
+//!
+//! ```text
+//! <number> <game> <options> <x player> <o player> <start> <moves> <result> <reason>
+//! ```
+//!
+//! `options` is `Name=Value,…` or `-`; `moves` the moves separated by
+//! spaces, or `-` for none; `result` is `p1win` (side `x` won), `p2win` or
+//! `draw`; `reason` says how the game ended (`rules`, `repetition`,
+//! `adjudication: …`, `x forfeits: …`). Lines starting with `#` are
+//! comments.
+
+use super::stats::Score;
+use crate::game::{Game, GameOptions, GameState, Outcome, Player};
+use crate::games::{GameVisitor, visit_game};
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Game number in the match, from 1.
+    pub number: usize,
+    /// The game's name (`nim`, `ataxx`, …).
+    pub game: String,
+    /// The game options the match set, as name/value pairs.
+    pub options: Vec<(String, String)>,
+    /// Names of the players of side `x` and side `o`.
+    pub players: [String; 2],
+    /// The start position.
+    pub start: String,
+    /// The moves played, in canonical notation.
+    pub moves: Vec<String>,
+    /// The result.
+    pub outcome: Outcome,
+    /// How the game ended.
+    pub reason: String,
+}
+
+/// Reason written for a game ended by the position's own rules.
+pub const REASON_RULES: &str = "rules";
+/// Reason written for a game ended by the repetition rule.
+pub const REASON_REPETITION: &str = "repetition";
+
+const FIELDS: usize = 9;
+
+/// The field list written at the top of a record file.
+pub const FORMAT_LINE: &str =
+    "tab-separated: number game options x-player o-player start moves result reason";
+
+/// Replaces tabs and line ends, which would break the line format.
+fn clean(text: &str) -> String {
+    text.replace(['\t', '\n', '\r'], " ")
+}
+
+impl GameRecord {
+    /// The record line (without line end).
+    pub fn to_line(&self) -> String {
+        let options = if self.options.is_empty() {
+            "-".to_owned()
+        } else {
+            let pairs: Vec<String> = self
+                .options
+                .iter()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect();
+            pairs.join(",")
+        };
+        let moves = if self.moves.is_empty() {
+            "-".to_owned()
+        } else {
+            self.moves.join(" ")
+        };
+        [
+            self.number.to_string(),
+            clean(&self.game),
+            clean(&options),
+            clean(&self.players[0]),
+            clean(&self.players[1]),
+            clean(&self.start),
+            clean(&moves),
+            self.outcome.ugi_name().to_owned(),
+            clean(&self.reason),
+        ]
+        .join("\t")
+    }
+
+    /// Reads a record line.
+    pub fn parse(line: &str) -> Result<GameRecord, String> {
+        let fields: Vec<&str> = line.split('\t').collect();
+        if fields.len() != FIELDS {
+            return Err(format!(
+                "a record has {FIELDS} tab-separated fields, this line has {}",
+                fields.len()
+            ));
+        }
+        let number = fields[0]
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad game number '{}'", fields[0]))?;
+        let options = match fields[2].trim() {
+            "-" | "" => Vec::new(),
+            text => text
+                .split(',')
+                .map(|pair| {
+                    pair.split_once('=')
+                        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+                        .ok_or_else(|| format!("option '{pair}' must be Name=Value"))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let moves = match fields[6].trim() {
+            "-" | "" => Vec::new(),
+            text => text.split_whitespace().map(str::to_owned).collect(),
+        };
+        let outcome = match fields[7].trim() {
+            "p1win" => Outcome::Win(Player::X),
+            "p2win" => Outcome::Win(Player::O),
+            "draw" => Outcome::Draw,
+            other => {
+                return Err(format!(
+                    "result must be p1win, p2win or draw, not '{other}'"
+                ));
+            }
+        };
+        Ok(GameRecord {
+            number,
+            game: fields[1].trim().to_owned(),
+            options,
+            players: [fields[3].to_owned(), fields[4].to_owned()],
+            start: fields[5].trim().to_owned(),
+            moves,
+            outcome,
+            reason: fields[8].trim().to_owned(),
+        })
+    }
+
+    /// Replays the game through the rules: every move must be legal; a game
+    /// the rules finished must carry their result, and one they did not
+    /// finish must not claim to be finished by them.
+    pub fn verify(&self) -> Result<(), String> {
+        visit_game(&self.game, Verify { record: self })?
+    }
+}
+
+struct Verify<'a> {
+    record: &'a GameRecord,
+}
+
+impl GameVisitor for Verify<'_> {
+    type Output = Result<(), String>;
+    fn visit<G: Game>(self) -> Result<(), String> {
+        let record = self.record;
+        let mut options = G::Options::default();
+        for (name, value) in &record.options {
+            options.set(name, value)?;
+        }
+        let start = G::from_fen(&record.start, &options)
+            .map_err(|e| format!("bad start position '{}': {e}", record.start))?;
+        let mut state = GameState::new(start);
+        for (index, text) in record.moves.iter().enumerate() {
+            if let Some(outcome) = state.outcome() {
+                return Err(format!(
+                    "move {} '{text}' comes after the end of the game ({})",
+                    index + 1,
+                    outcome.ugi_name()
+                ));
+            }
+            let mv = state
+                .position
+                .parse_move(text)
+                .map_err(|e| format!("move {} '{text}': {e}", index + 1))?;
+            if !state.position.is_legal(mv) {
+                return Err(format!("move {} '{text}' is illegal", index + 1));
+            }
+            state.play(mv);
+        }
+        let by_rules = record.reason == REASON_RULES || record.reason == REASON_REPETITION;
+        match state.outcome() {
+            Some(outcome) if outcome != record.outcome => Err(format!(
+                "the rules give {} but the record says {}",
+                outcome.ugi_name(),
+                record.outcome.ugi_name()
+            )),
+            None if by_rules => Err(format!(
+                "the record says the rules ended the game, but after its moves it is not over ({})",
+                state.position.fen()
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The outcome of replaying a record file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplaySummary {
+    /// The two players, first as the `x` player of the first game.
+    pub names: [String; 2],
+    /// Result of the first player.
+    pub score: Score,
+    /// Games read and verified.
+    pub games: usize,
+    /// Problems found, each with its line number.
+    pub errors: Vec<String>,
+}
+
+/// Reads and verifies every record of a file; the score is over the games
+/// that verified.
+pub fn replay(text: &str) -> Result<ReplaySummary, String> {
+    let mut names: Option<[String; 2]> = None;
+    let mut score = Score::default();
+    let mut games = 0;
+    let mut errors = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let number = index + 1;
+        let checked = GameRecord::parse(line).and_then(|record| {
+            record.verify()?;
+            Ok(record)
+        });
+        let record = match checked {
+            Ok(record) => record,
+            Err(e) => {
+                errors.push(format!("line {number}: {e}"));
+                continue;
+            }
+        };
+        let pair = names.get_or_insert_with(|| record.players.clone());
+        // The first player's side: found by name, or by the alternation of
+        // colours when both players carry the same name.
+        let first_side = if record.players[0] == record.players[1] {
+            if record.number % 2 == 1 {
+                Player::X
+            } else {
+                Player::O
+            }
+        } else if record.players[0] == pair[0] && record.players[1] == pair[1] {
+            Player::X
+        } else if record.players[0] == pair[1] && record.players[1] == pair[0] {
+            Player::O
+        } else {
+            errors.push(format!(
+                "line {number}: players '{}' and '{}' are not the match's two players",
+                record.players[0], record.players[1]
+            ));
+            continue;
+        };
+        score.add(record.outcome.sign_for(first_side));
+        games += 1;
+    }
+    let names = names.ok_or("the file holds no valid game record")?;
+    Ok(ReplaySummary {
+        names,
+        score,
+        games,
+        errors,
+    })
+}

@@ -1,0 +1,201 @@
+//! The referee: plays one game between two competitors. Agon's own rules
+//! code ([`GameState`]) decides whose turn it is (a side may move several
+//! times in a row), checks every move, applies repetition and time, and
+//! scores forfeits.
+
+use super::TimeControl;
+use super::player::{Competitor, Forfeit, MoveRequest};
+use super::record::{GameRecord, REASON_REPETITION, REASON_RULES};
+use crate::game::{Game, GameState, Outcome, Player};
+use crate::search::time::GoParams;
+use std::time::{Duration, Instant};
+
+/// Everything about a game except who plays it.
+pub struct GameSetup<'a, G: Game> {
+    /// Game number in the match, from 1.
+    pub number: usize,
+    /// The start position.
+    pub start: G,
+    /// The game options, for the record.
+    pub options: &'a [(String, String)],
+    /// Names of the players of `x` and `o`.
+    pub names: [String; 2],
+    /// Time control.
+    pub time: TimeControl,
+    /// Adjudicate a draw after this many plies.
+    pub max_plies: Option<u32>,
+    /// Seed of the random choices of built-in players.
+    pub seed: u64,
+}
+
+/// A game in progress: the state, the moves as text, the clocks.
+struct Table<G: Game> {
+    start: String,
+    state: GameState<G>,
+    moves: Vec<String>,
+    clocks: [u64; 2],
+}
+
+/// Plays one game; `players[0]` plays `x`, `players[1]` plays `o`.
+pub fn play_game<G: Game>(
+    setup: &GameSetup<'_, G>,
+    mut players: [&mut dyn Competitor<G>; 2],
+) -> GameRecord {
+    let mut table = Table {
+        start: setup.start.fen(),
+        state: GameState::new(setup.start.clone()),
+        moves: Vec::new(),
+        clocks: match setup.time {
+            TimeControl::Clock { base_ms, .. } => [base_ms; 2],
+            TimeControl::MoveTime { .. } => [0; 2],
+        },
+    };
+    let (outcome, reason) = match start_both(setup, &mut players) {
+        Err(ended) => ended,
+        Ok(()) => run(setup, &mut players, &mut table),
+    };
+    GameRecord {
+        number: setup.number,
+        game: G::NAME.to_owned(),
+        options: setup.options.to_vec(),
+        players: setup.names.clone(),
+        start: table.start,
+        moves: table.moves,
+        outcome,
+        reason,
+    }
+}
+
+fn forfeit(side: Player, why: &Forfeit) -> (Outcome, String) {
+    (
+        Outcome::Win(side.other()),
+        format!("{} forfeits: {why}", side.to_char()),
+    )
+}
+
+/// `new_game` for both; a player that cannot start loses (both: a draw).
+fn start_both<G: Game>(
+    setup: &GameSetup<'_, G>,
+    players: &mut [&mut dyn Competitor<G>; 2],
+) -> Result<(), (Outcome, String)> {
+    let seeds = [setup.seed, setup.seed ^ 0x9E37_79B9_7F4A_7C15];
+    let x = players[0].new_game(seeds[0]);
+    let o = players[1].new_game(seeds[1]);
+    match (x, o) {
+        (Ok(()), Ok(())) => Ok(()),
+        (Err(why), Ok(())) => Err(forfeit(Player::X, &why)),
+        (Ok(()), Err(why)) => Err(forfeit(Player::O, &why)),
+        (Err(x), Err(o)) => Err((Outcome::Draw, format!("both forfeit: x {x}; o {o}"))),
+    }
+}
+
+fn run<G: Game>(
+    setup: &GameSetup<'_, G>,
+    players: &mut [&mut dyn Competitor<G>; 2],
+    table: &mut Table<G>,
+) -> (Outcome, String) {
+    loop {
+        if let Some(outcome) = table.state.position.outcome() {
+            return (outcome, REASON_RULES.to_owned());
+        }
+        if let Some(outcome) = table.state.outcome() {
+            return (outcome, REASON_REPETITION.to_owned());
+        }
+        if let Some(limit) = setup.max_plies
+            && table.moves.len() >= limit as usize
+        {
+            return (
+                Outcome::Draw,
+                format!("adjudication: draw at the {limit}-ply limit"),
+            );
+        }
+        let side = table.state.position.side_to_move();
+        if let Err(why) = one_move(setup, players[side.index()], table, side) {
+            return forfeit(side, &why);
+        }
+    }
+}
+
+/// Asks `player` for a move, checks its time and legality, and plays it.
+fn one_move<G: Game>(
+    setup: &GameSetup<'_, G>,
+    player: &mut dyn Competitor<G>,
+    table: &mut Table<G>,
+    side: Player,
+) -> Result<(), Forfeit> {
+    let (go, wait) = go_params(setup.time, table.clocks, side);
+    let request = MoveRequest {
+        state: &table.state,
+        start: &table.start,
+        moves: &table.moves,
+        go,
+        wait,
+    };
+    let started = Instant::now();
+    let text = player.choose(&request)?;
+    let elapsed = started.elapsed().as_millis() as u64;
+    check_time(setup.time, &mut table.clocks, side, elapsed)?;
+    let position = &table.state.position;
+    let mv = position
+        .parse_move(&text)
+        .map_err(|e| Forfeit::IllegalMove(format!("'{text}': {e}")))?;
+    if !position.is_legal(mv) {
+        return Err(Forfeit::IllegalMove(format!(
+            "'{text}' in '{}'",
+            position.fen()
+        )));
+    }
+    table.moves.push(position.move_to_string(mv));
+    table.state.play(mv);
+    Ok(())
+}
+
+/// The `go` parameters of a move and how long to wait for the answer.
+fn go_params(time: TimeControl, clocks: [u64; 2], side: Player) -> (GoParams, Duration) {
+    match time {
+        TimeControl::MoveTime { ms, margin_ms } => (
+            GoParams {
+                movetime: Some(ms),
+                ..GoParams::default()
+            },
+            Duration::from_millis(ms + margin_ms),
+        ),
+        TimeControl::Clock { inc_ms, .. } => (
+            GoParams {
+                time: [Some(clocks[0]), Some(clocks[1])],
+                inc: [Some(inc_ms); 2],
+                ..GoParams::default()
+            },
+            // Past the clock the move loses anyway; the extra second only
+            // tells a late answer (loss on time) from silence (timeout).
+            Duration::from_millis(clocks[side.index()] + 1_000),
+        ),
+    }
+}
+
+/// Charges `elapsed` ms to `side`; a loss when over the limit.
+fn check_time(
+    time: TimeControl,
+    clocks: &mut [u64; 2],
+    side: Player,
+    elapsed: u64,
+) -> Result<(), Forfeit> {
+    match time {
+        TimeControl::MoveTime { ms, margin_ms } => {
+            if elapsed > ms + margin_ms {
+                return Err(Forfeit::Timeout(format!("{elapsed} ms for a {ms} ms move")));
+            }
+        }
+        TimeControl::Clock { inc_ms, .. } => {
+            let clock = &mut clocks[side.index()];
+            if elapsed > *clock {
+                return Err(Forfeit::Flag(format!(
+                    "{elapsed} ms used with {} ms left",
+                    *clock
+                )));
+            }
+            *clock = *clock - elapsed + inc_ms;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,536 @@
+//! `agon match` and `agon analyse`: statistics against known values, game
+//! records, opening files, forfeits of broken external engines, matches
+//! between built-in and external players, and the Nim test suite.
+
+use agon::game::{Outcome, Player};
+use agon::tools::analyse::{self, AnalyseConfig, AnalyseLimits};
+use agon::tools::matches::record::{GameRecord, replay};
+use agon::tools::matches::spec::{PlayerSpec, SearchKind};
+use agon::tools::matches::stats::{Hypothesis, Score, Sprt, elo_line, score_line};
+use agon::tools::matches::{MatchConfig, MatchReport, TimeControl, read_openings, run_match};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+const AGON: &str = env!("CARGO_BIN_EXE_agon");
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agon-tools-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+fn nim_match(p1: &str, p2: &str, games: usize) -> MatchConfig {
+    MatchConfig {
+        game: "nim".into(),
+        options: Vec::new(),
+        players: [
+            PlayerSpec::parse(p1).expect("valid p1"),
+            PlayerSpec::parse(p2).expect("valid p2"),
+        ],
+        games,
+        time: TimeControl::movetime(20),
+        openings: Vec::new(),
+        concurrency: 1,
+        out: None,
+        sprt: None,
+        seed: 7,
+        max_plies: None,
+        progress: false,
+        handshake_timeout: Duration::from_secs(10),
+        verbose: false,
+    }
+}
+
+fn play(config: &MatchConfig) -> (MatchReport, Vec<String>) {
+    let mut out = Vec::new();
+    let report = run_match(config, &mut out).expect("the match runs");
+    let text = String::from_utf8(out).expect("utf-8 output");
+    (report, text.lines().map(str::to_owned).collect())
+}
+
+// Reference values computed independently in Python 3 with cutechess's
+// formulas (elo.cpp: mean score, its standard deviation, Winitzki's erfinv,
+// math.erf for the LOS):
+//   60/40/0    -> Elo 70.436504, margin 70.467136, LOS 97.724987
+//   30/20/50   -> Elo 34.860070, margin 48.400004, LOS 92.135040
+//   123/100/77 -> Elo 26.689101, margin 34.023446, LOS 93.824345
+//   10/10/5    -> Elo -0.0,      margin 127.010837, LOS 50.0
+#[test]
+fn elo_error_margin_and_los_match_cutechess() {
+    let cases = [
+        (
+            (60, 40, 0),
+            "Elo difference: 70.4 +/- 70.5, LOS: 97.7 %, DrawRatio: 0.0 %",
+        ),
+        (
+            (30, 20, 50),
+            "Elo difference: 34.9 +/- 48.4, LOS: 92.1 %, DrawRatio: 50.0 %",
+        ),
+        (
+            (123, 100, 77),
+            "Elo difference: 26.7 +/- 34.0, LOS: 93.8 %, DrawRatio: 25.7 %",
+        ),
+        (
+            (10, 10, 5),
+            "Elo difference: -0.0 +/- 127.0, LOS: 50.0 %, DrawRatio: 20.0 %",
+        ),
+    ];
+    for ((w, l, d), expected) in cases {
+        assert_eq!(elo_line(&Score::new(w, l, d)), expected);
+    }
+    let score = Score::new(60, 40, 0);
+    assert!((score.elo() - 70.436_504).abs() < 1e-5);
+    assert!((score.elo_margin() - 70.467_136).abs() < 1e-4);
+    assert!((score.los() - 97.724_987).abs() < 1e-4);
+    assert_eq!(
+        score_line("A", "B", &score),
+        "Score of A vs B: 60 - 40 - 0  [0.600] 100"
+    );
+    // A whitewash prints like cutechess: infinite Elo, undefined margin.
+    assert_eq!(
+        elo_line(&Score::new(10, 0, 0)),
+        "Elo difference: inf +/- nan, LOS: 99.9 %, DrawRatio: 0.0 %"
+    );
+}
+
+// Reference LLRs from Python 3 (logistic GSPRT,
+// N (s1 - s0)(2 mu - s0 - s1) / (2 var)):
+//   60/40/0 [0,10] -> 0.556343;  200/150/100 [0,10] -> 1.636235;
+//   100/120/80 [0,10] -> -0.959930;  5/3/2 [-5,5] -> 0.075738;
+//   bounds at alpha = beta = 0.05: -/+2.944439.
+#[test]
+fn sprt_llr_and_bounds_match_reference_values() {
+    let sprt = Sprt::parse("0,10", 0.05, 0.05).expect("valid");
+    let cases = [
+        ((60, 40, 0), 0.556_343),
+        ((200, 150, 100), 1.636_235),
+        ((100, 120, 80), -0.959_930),
+    ];
+    for ((w, l, d), llr) in cases {
+        assert!(
+            (sprt.llr(&Score::new(w, l, d)) - llr).abs() < 1e-5,
+            "{w}/{l}/{d}"
+        );
+    }
+    let symmetric = Sprt::parse("-5,5", 0.05, 0.05).expect("valid");
+    assert!((symmetric.llr(&Score::new(5, 3, 2)) - 0.075_738).abs() < 1e-5);
+    let status = sprt.status(&Score::new(60, 40, 0));
+    assert!((status.upper - 2.944_439).abs() < 1e-6 && (status.lower + 2.944_439).abs() < 1e-6);
+    assert_eq!(
+        status.line(),
+        "SPRT: llr 0.556 (18.9%), lbound -2.94, ubound 2.94"
+    );
+    let h1 = sprt.status(&Score::new(300, 100, 100));
+    assert_eq!(h1.decision, Some(Hypothesis::H1));
+    assert!(h1.line().ends_with(" - H1 was accepted"), "{}", h1.line());
+    assert_eq!(
+        sprt.status(&Score::new(100, 300, 100)).decision,
+        Some(Hypothesis::H0)
+    );
+    // All wins: no variance, but the half-game prior still decides.
+    assert_eq!(
+        sprt.status(&Score::new(20, 0, 0)).decision,
+        Some(Hypothesis::H1)
+    );
+    for bad in ["10,0", "x,5", "5", "0,10,20"] {
+        assert!(Sprt::parse(bad, 0.05, 0.05).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn opening_files_skip_comments_and_operations_and_reject_bad_lines() {
+    let text = "# openings\n\n3/4/5 x ; id start ; bm 1:2\n  1/3/5/7   x   # four heaps\n";
+    assert_eq!(
+        read_openings(text),
+        Ok(vec!["3/4/5 x".to_owned(), "1/3/5/7 x".to_owned()])
+    );
+    let error = read_openings("3/4/5 x\n; bm 1:1\n").expect_err("a line without a position");
+    assert!(error.starts_with("line 2:"), "{error}");
+    let shipped = std::fs::read_to_string("positions/openings-nim.txt").expect("shipped file");
+    assert_eq!(read_openings(&shipped).map(|o| o.len()), Ok(8));
+}
+
+#[test]
+fn four_games_between_built_in_players_with_openings_and_records() {
+    let dir = scratch("records");
+    let path = dir.join("games.txt");
+    let mut config = nim_match("agon", "agon:search=alphabeta,depth=2,name=ab2", 4);
+    config.openings = vec!["3/4/5 x".into(), "1/2/4 x".into()];
+    config.out = Some(path.clone());
+    config.concurrency = 2;
+    let (report, lines) = play(&config);
+    assert_eq!(report.score.games(), 4);
+    assert_eq!(report.records.len(), 4);
+    assert!(lines[0].starts_with("Score of agon vs ab2: "), "{lines:?}");
+    assert!(lines[0].ends_with("] 4"), "{lines:?}");
+    assert!(lines[1].starts_with("Elo difference: "), "{lines:?}");
+    // Pairs of games share an opening with colours swapped.
+    let starts: Vec<&str> = report.records.iter().map(|r| r.start.as_str()).collect();
+    assert_eq!(starts, ["3/4/5 x", "3/4/5 x", "1/2/4 x", "1/2/4 x"]);
+    assert_eq!(
+        report.records[0].players,
+        ["agon".to_owned(), "ab2".to_owned()]
+    );
+    assert_eq!(
+        report.records[1].players,
+        ["ab2".to_owned(), "agon".to_owned()]
+    );
+    // The file reads back to the same records and replays to the same score.
+    let text = std::fs::read_to_string(&path).expect("records written");
+    let read: Vec<GameRecord> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| GameRecord::parse(l).expect("valid record"))
+        .collect();
+    assert_eq!(read, report.records);
+    let summary = replay(&text).expect("replays");
+    assert_eq!((summary.games, summary.score), (4, report.score));
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+}
+
+#[test]
+fn replay_catches_tampered_records() {
+    let record = GameRecord {
+        number: 1,
+        game: "nim".into(),
+        options: vec![("Heaps".into(), "1/2".into())],
+        players: ["a".into(), "b".into()],
+        start: "1/2 x".into(),
+        moves: vec!["2:1".into(), "1:1".into(), "2:1".into()],
+        outcome: Outcome::Win(Player::X),
+        reason: "rules".into(),
+    };
+    let line = record.to_line();
+    assert_eq!(GameRecord::parse(&line), Ok(record.clone()));
+    assert_eq!(record.verify(), Ok(()));
+    let wrong_result = GameRecord {
+        outcome: Outcome::Win(Player::O),
+        ..record.clone()
+    };
+    assert!(wrong_result.verify().is_err());
+    let illegal = GameRecord {
+        moves: vec!["2:3".into()],
+        ..record.clone()
+    };
+    assert!(illegal.verify().is_err());
+    let unfinished = GameRecord {
+        moves: vec!["2:1".into()],
+        ..record
+    };
+    assert!(unfinished.verify().is_err(), "claims the rules ended it");
+    let text = format!("# header\n{line}\nnot a record\n");
+    let summary = replay(&text).expect("one good record");
+    assert_eq!((summary.games, summary.errors.len()), (1, 1));
+    assert!(
+        summary.errors[0].starts_with("line 3:"),
+        "{:?}",
+        summary.errors
+    );
+}
+
+/// A fake UGI engine as a shell script: answers the handshake, then does
+/// `on_go` when asked to move.
+fn fake_engine(dir: &std::path::Path, name: &str, on_go: &str) -> String {
+    let script = format!(
+        "while read line; do\n  case \"$line\" in\n    ugi) echo 'id name {name}'; echo ugiok ;;\n    isready) echo readyok ;;\n    go*) {on_go} ;;\n    quit) exit 0 ;;\n  esac\ndone\n"
+    );
+    let path = dir.join(format!("{name}.sh"));
+    std::fs::write(&path, script).expect("write script");
+    // Run through sh so the file never needs to be executable (writing and
+    // executing a fresh file from threaded tests can fail with ETXTBSY).
+    format!("ugi:/bin/sh {}", path.display())
+}
+
+#[test]
+fn broken_engines_forfeit_and_the_match_continues() {
+    let dir = scratch("forfeits");
+    let cases = [
+        ("illegal", "echo 'bestmove 9:9'", "illegal move '9:9'"),
+        ("silent", ":", "timeout"),
+        ("crash", "exit 3", "crash"),
+        ("nonsense", "echo 'bestmove'", "illegal move"),
+    ];
+    for (name, on_go, reason) in cases {
+        let spec = fake_engine(&dir, name, on_go);
+        let config = nim_match("agon", &spec, 2);
+        let (report, lines) = play(&config);
+        assert_eq!(report.score, Score::new(2, 0, 0), "{name}: {lines:?}");
+        for record in &report.records {
+            assert!(
+                record.reason.contains(reason) && record.reason.contains("forfeits"),
+                "{name}: {}",
+                record.reason
+            );
+        }
+        // As x in game 2 the broken engine moves first: no move recorded.
+        assert!(report.records[1].moves.is_empty(), "{name}");
+    }
+    // An engine that never answers `ugi` loses its games on the handshake.
+    let mute = dir.join("mute.sh");
+    std::fs::write(&mute, "while read line; do :; done\n").expect("write script");
+    let mut config = nim_match("agon", &format!("ugi:/bin/sh {}", mute.display()), 2);
+    config.handshake_timeout = Duration::from_millis(200);
+    let (report, _) = play(&config);
+    assert_eq!(report.score, Score::new(2, 0, 0));
+    assert!(
+        report.records[1]
+            .reason
+            .starts_with("x forfeits: handshake failed, no 'ugiok'"),
+        "{}",
+        report.records[1].reason
+    );
+    // An engine that exits at once fails its handshake.
+    let spec = format!("ugi:/bin/sh -c {}", "'exit 0'");
+    let mut config = nim_match("agon", &spec, 2);
+    config.verbose = true;
+    let (report, lines) = play(&config);
+    assert!(
+        lines[1].starts_with("Finished game 2 (ugi:sh -c exit 0 vs agon): 0-1 {x forfeits: crash"),
+        "{lines:?}"
+    );
+    assert_eq!(report.score, Score::new(2, 0, 0));
+    assert!(
+        report.records[0].reason.contains("crash"),
+        "{}",
+        report.records[0].reason
+    );
+}
+
+#[test]
+fn an_engine_that_answers_after_its_clock_ran_out_loses_on_time() {
+    let dir = scratch("flag");
+    let spec = fake_engine(&dir, "slow", "sleep 1; echo 'bestmove 1:1'");
+    let mut config = nim_match("agon", &spec, 1);
+    config.time = TimeControl::parse_clock("0.2+0").expect("valid");
+    let (report, _) = play(&config);
+    assert_eq!(report.score, Score::new(1, 0, 0));
+    let reason = &report.records[0].reason;
+    assert!(reason.starts_with("o forfeits: loss on time"), "{reason}");
+    assert_eq!(
+        TimeControl::parse_clock("10+0.1"),
+        Ok(TimeControl::Clock {
+            base_ms: 10_000,
+            inc_ms: 100
+        })
+    );
+    for bad in ["0+1", "x", "-1+0", "5+y"] {
+        assert!(TimeControl::parse_clock(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn uai_engines_get_the_uai_dialogue() {
+    let dir = scratch("uai");
+    let log = dir.join("input.log");
+    let script = dir.join("uai.sh");
+    let body = format!(
+        "while read line; do\n  echo \"$line\" >> {}\n  case \"$line\" in\n    uai) echo uaiok ;;\n    isready) echo readyok ;;\n    go*) echo 'bestmove 1:1' ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+        log.display()
+    );
+    std::fs::write(&script, body).expect("write script");
+    let mut config = nim_match("agon", &format!("uai:/bin/sh {}", script.display()), 2);
+    config.options = vec![("Heaps".into(), "1".into())];
+    config.time = TimeControl::parse_clock("5+0.1").expect("valid");
+    let (report, _) = play(&config);
+    // One heap of one object: whoever moves first wins.
+    assert_eq!(report.score, Score::new(1, 1, 0));
+    let input = std::fs::read_to_string(&log).expect("the engine logged its input");
+    let lines: Vec<&str> = input.lines().collect();
+    assert_eq!(
+        lines[..3],
+        ["uai", "setoption name Heaps value 1", "isready"]
+    );
+    assert!(
+        !input.contains("name Game"),
+        "UAI has no Game option: {input}"
+    );
+    assert!(lines.contains(&"uainewgame"), "{input}");
+    assert!(lines.contains(&"position fen 1 x"), "{input}");
+    assert!(
+        lines.contains(&"go btime 5000 wtime 5000 binc 100 winc 100"),
+        "{input}"
+    );
+}
+
+#[test]
+fn ataxx_against_agon_over_uai() {
+    let mut config = nim_match("agon", &format!("uai:{AGON}"), 2);
+    config.game = "ataxx".into();
+    config.time = TimeControl::movetime(10);
+    config.max_plies = Some(8);
+    let error = run_match(&config, &mut Vec::new()).expect_err("seed rules against UAI");
+    assert!(error.contains("Rules=standard"), "{error}");
+    config.options = vec![("Rules".into(), "standard".into())];
+    let (report, _) = play(&config);
+    for record in &report.records {
+        assert_eq!(record.moves.len(), 8, "{record:?}");
+        assert!(record.reason.starts_with("adjudication"), "{record:?}");
+        assert_eq!(record.verify(), Ok(()));
+    }
+}
+
+#[test]
+fn agon_plays_itself_as_an_external_engine() {
+    let mut config = nim_match("agon", &format!("ugi:{AGON}"), 2);
+    config.concurrency = 2;
+    let (report, lines) = play(&config);
+    // Both play perfectly and 3/4/5 is won for x: one win each.
+    assert_eq!(report.score, Score::new(1, 1, 0), "{lines:?}");
+    assert!(
+        report.records.iter().all(|r| r.reason == "rules"),
+        "{:?}",
+        report.records
+    );
+    assert_eq!(lines[0], "Score of agon vs ugi:agon: 1 - 1 - 0  [0.500] 2");
+}
+
+#[test]
+fn sprt_stops_a_one_sided_match_early() {
+    let mut config = nim_match("agon", "agon:player=random", 200);
+    config.sprt = Some(Sprt::parse("0,50", 0.05, 0.05).expect("valid"));
+    let (report, lines) = play(&config);
+    assert!(report.score.games() < 200, "{lines:?}");
+    let last = lines.last().expect("an SPRT line");
+    assert!(
+        last.starts_with("SPRT: llr ") && last.ends_with("H1 was accepted"),
+        "{last}"
+    );
+}
+
+#[test]
+fn ply_limit_adjudicates_a_draw() {
+    let mut config = nim_match("agon:player=random", "agon:player=random", 2);
+    config.options = vec![("Heaps".into(), "20/20/20".into())];
+    config.max_plies = Some(2);
+    let (report, _) = play(&config);
+    assert_eq!(report.score, Score::new(0, 0, 2));
+    assert!(report.records[0].reason.starts_with("adjudication"));
+    assert_eq!(report.records[0].moves.len(), 2);
+}
+
+fn analyse_config(limits: AnalyseLimits) -> AnalyseConfig {
+    AnalyseConfig {
+        game: "nim".into(),
+        options: Vec::new(),
+        limits,
+        search: SearchKind::Auto,
+        hash_mb: 4,
+        json: false,
+        progress: false,
+    }
+}
+
+#[test]
+fn analyse_solves_the_nim_suite() {
+    let text = std::fs::read_to_string("positions/nim.txt").expect("suite");
+    let mut out = Vec::new();
+    let config = analyse_config(AnalyseLimits {
+        movetime: Some(50),
+        ..AnalyseLimits::default()
+    });
+    let summary = analyse::run(&config, &text, &mut out).expect("runs");
+    let output = String::from_utf8(out).expect("utf-8");
+    assert_eq!((summary.solved, summary.checked), (13, 13), "{output}");
+    assert_eq!(output.lines().last(), Some("solved 13/13"));
+    // Alpha-beta alone proves the short wins and losses.
+    let shallow = "7 x ; bm 1:7 ; value win\n1/1 o ; value loss\n";
+    let mut config = analyse_config(AnalyseLimits {
+        depth: Some(4),
+        ..AnalyseLimits::default()
+    });
+    config.search = SearchKind::AlphaBeta;
+    let summary = analyse::run(&config, shallow, &mut Vec::new()).expect("runs");
+    assert_eq!((summary.solved, summary.checked), (2, 2));
+}
+
+#[test]
+fn analyse_reports_bad_lines_and_writes_json() {
+    let text = "3/4/5 x ; bm 1:2 ; id ok\nnot a position\n3/4/5 x ; bm 9:9\n3/4/5 x ; value maybe\n0/0 x ; value loss\n3/4/5 x ; am 1:2\n";
+    let mut out = Vec::new();
+    let mut config = analyse_config(AnalyseLimits::default());
+    config.json = true;
+    let summary = analyse::run(&config, text, &mut out).expect("runs");
+    let output = String::from_utf8(out).expect("utf-8");
+    let lines: Vec<&str> = output.lines().collect();
+    assert_eq!((summary.positions, summary.skipped), (2, 4), "{output}");
+    assert_eq!((summary.solved, summary.checked), (1, 2), "{output}");
+    assert!(lines[0].starts_with("{\"line\":1,\"id\":\"ok\",\"fen\":\"3/4/5 x\",\"best\":\"1:2\""));
+    assert!(
+        lines[1].starts_with("{\"line\":2,\"error\":"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[5].contains("\"solved\":false"), "{}", lines[5]);
+    assert_eq!(
+        lines.last().copied(),
+        Some("{\"summary\":{\"positions\":2,\"checked\":2,\"solved\":1,\"skipped\":4}}")
+    );
+}
+
+#[test]
+fn command_line_match_replay_and_analyse() {
+    let dir = scratch("cli");
+    let records = dir.join("games.txt");
+    let output = Command::new(AGON)
+        .args([
+            "match",
+            "--game",
+            "nim",
+            "--p1",
+            "agon",
+            "--p2",
+            "agon:player=random",
+        ])
+        .args(["--games", "4", "--movetime", "10", "--seed", "3", "--out"])
+        .arg(&records)
+        .output()
+        .expect("agon runs");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("Score of agon vs agon:player=random: "),
+        "{stdout}"
+    );
+    assert!(lines[1].starts_with("Elo difference: "), "{stdout}");
+    let replayed = Command::new(AGON)
+        .args(["match", "--replay"])
+        .arg(&records)
+        .output()
+        .expect("agon runs");
+    assert!(replayed.status.success(), "{replayed:?}");
+    let replay_out = String::from_utf8_lossy(&replayed.stdout);
+    assert!(replay_out.contains(lines[0]), "{replay_out}");
+    let analysed = Command::new(AGON)
+        .args([
+            "analyse",
+            "--game",
+            "nim",
+            "positions/nim.txt",
+            "--movetime",
+            "20",
+        ])
+        .output()
+        .expect("agon runs");
+    assert!(analysed.status.success(), "{analysed:?}");
+    let text = String::from_utf8_lossy(&analysed.stdout);
+    assert_eq!(text.lines().last(), Some("solved 13/13"));
+    let bad = Command::new(AGON)
+        .args([
+            "match",
+            "--game",
+            "nim",
+            "--p1",
+            "agon",
+            "--p2",
+            "agon:search=mcts",
+        ])
+        .args(["--movetime", "10"])
+        .output()
+        .expect("agon runs");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("mcts"));
+}
