@@ -15,7 +15,6 @@ use crate::search::alphabeta::MAX_DEPTH;
 use crate::search::time::{Dialect, GoParams};
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 /// What the input loop does after a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,31 +163,10 @@ impl Engine {
         &mut self,
         command: impl FnOnce(&mut Engine) -> Result<(), String>,
     ) -> Result<(), String> {
-        if self.is_searching_after_grace() {
+        if self.is_searching() {
             return Err("a search is running; send stop first".into());
         }
         command(self)
-    }
-
-    /// Like [`Engine::is_searching`], but gives a thread that is about to
-    /// end a moment to do so: the search thread prints `bestmove` as its
-    /// last act, and a client (the match referee, cutegames) may send its
-    /// next `position`/`go` before the thread has quite finished. Without
-    /// this grace such a `go` was refused and the engine lost on time.
-    fn is_searching_after_grace(&mut self) -> bool {
-        const GRACE: Duration = Duration::from_millis(50);
-        let deadline = Instant::now() + GRACE;
-        // Only a bounded search ends by itself; an infinite one waits for
-        // `stop`, so there is nothing to wait for.
-        while self
-            .search
-            .as_ref()
-            .is_some_and(|s| !s.unbounded && !s.thread.is_finished())
-            && Instant::now() < deadline
-        {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        self.is_searching()
     }
 
     /// `id`, `option` lines and the closing `ugiok`/`uaiok`.
@@ -301,7 +279,7 @@ impl Engine {
     }
 
     fn go(&mut self, args: &[&str]) -> Result<(), String> {
-        if self.is_searching_after_grace() {
+        if self.is_searching() {
             return Err("a search is already running; send stop first".into());
         }
         let params = GoParams::parse(args, self.dialect)?;
