@@ -3,9 +3,10 @@
 //! between built-in and external players, and the Nim test suite.
 
 use agon::game::{Outcome, Player};
+use agon::protocol::options::SearchChoice;
 use agon::tools::analyse::{self, AnalyseConfig, AnalyseLimits};
 use agon::tools::matches::record::{GameRecord, replay};
-use agon::tools::matches::spec::{PlayerSpec, SearchKind};
+use agon::tools::matches::spec::PlayerSpec;
 use agon::tools::matches::stats::{Hypothesis, Score, Sprt, elo_line, score_line};
 use agon::tools::matches::{MatchConfig, MatchReport, TimeControl, read_openings, run_match};
 use std::path::PathBuf;
@@ -416,7 +417,7 @@ fn analyse_config(limits: AnalyseLimits) -> AnalyseConfig {
         game: "nim".into(),
         options: Vec::new(),
         limits,
-        search: SearchKind::Auto,
+        search: SearchChoice::Auto,
         hash_mb: 4,
         json: false,
         progress: false,
@@ -441,7 +442,7 @@ fn analyse_solves_the_nim_suite() {
         depth: Some(4),
         ..AnalyseLimits::default()
     });
-    config.search = SearchKind::AlphaBeta;
+    config.search = SearchChoice::AlphaBeta;
     let summary = analyse::run(&config, shallow, &mut Vec::new()).expect("runs");
     assert_eq!((summary.solved, summary.checked), (2, 2));
 }
@@ -526,11 +527,11 @@ fn command_line_match_replay_and_analyse() {
             "--p1",
             "agon",
             "--p2",
-            "agon:search=mcts",
+            "agon:search=minimax",
         ])
         .args(["--movetime", "10"])
         .output()
         .expect("agon runs");
     assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("mcts"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("minimax"));
 }

@@ -5,6 +5,7 @@
 pub mod engine;
 pub mod options;
 pub mod output;
+pub mod searchers;
 pub mod session;
 
 use engine::{Engine, Flow};

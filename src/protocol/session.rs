@@ -2,16 +2,13 @@
 //! and its search state, behind an object-safe trait so that the protocol
 //! loop can hold every game at once and switch with `setoption name Game`.
 
-use super::options::{EngineOptions, PlayoutChoice, SearchChoice};
+use super::options::EngineOptions;
 use super::output::Output;
-use crate::game::{
-    Game, GameOptions, GameState, OptionSpec, Outcome, Player, PreferredSearch, Proven, SolveBudget,
-};
+use super::searchers::Searchers;
+use crate::game::{Game, GameOptions, GameState, OptionSpec, Outcome, Player};
 use crate::games::GameVisitor;
-use crate::search::alphabeta::AlphaBeta;
-use crate::search::mcts::{Mcts, MctsConfig, Playout};
+use crate::search::Report;
 use crate::search::time::GoParams;
-use crate::search::{Limits, Report, SearchResult, loss_in, score_text, win_in};
 use crate::tools::perft;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -20,10 +17,6 @@ use std::thread::JoinHandle;
 /// Most legal moves `query moves`, `perft` and the generic searches accept
 /// at the root (Nim with huge heaps has more).
 pub const MAX_LISTED_MOVES: u64 = 100_000;
-
-/// How long a perfect-play oracle may think when `go` gives a depth or node
-/// limit but no time.
-pub const UNTIMED_ORACLE_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A game's protocol state, independent of which game it is.
 pub trait Session: Send {
@@ -86,102 +79,6 @@ impl GameVisitor for MakeSession {
     }
 }
 
-/// The search state of one game, kept between searches: whichever search
-/// ran last, with its memory (transposition table or MCTS tree). Allocated
-/// on first use so that only the games actually played take memory, and only
-/// one search holds the `Hash` memory at a time.
-enum Searchers<G: Game> {
-    Idle,
-    AlphaBeta {
-        search: AlphaBeta<G>,
-        hash_mb: usize,
-    },
-    Mcts(Mcts<G>),
-}
-
-impl<G: Game> Searchers<G> {
-    fn alphabeta(&mut self, hash_mb: usize) -> &mut AlphaBeta<G> {
-        let fits = matches!(self, Searchers::AlphaBeta { hash_mb: size, .. } if *size == hash_mb);
-        if !fits {
-            *self = Searchers::AlphaBeta {
-                search: AlphaBeta::new(hash_mb),
-                hash_mb,
-            };
-        }
-        match self {
-            Searchers::AlphaBeta { search, .. } => search,
-            _ => unreachable!("just made an alpha-beta searcher"),
-        }
-    }
-
-    fn mcts(&mut self, config: MctsConfig) -> &mut Mcts<G> {
-        match self {
-            Searchers::Mcts(mcts) if *mcts.config() == config => {}
-            _ => *self = Searchers::Mcts(Mcts::new(config)),
-        }
-        match self {
-            Searchers::Mcts(mcts) => mcts,
-            _ => unreachable!("just made an MCTS searcher"),
-        }
-    }
-
-    fn clear(&mut self) {
-        match self {
-            Searchers::Idle => {}
-            Searchers::AlphaBeta { search, .. } => search.clear(),
-            Searchers::Mcts(mcts) => mcts.clear(),
-        }
-    }
-}
-
-/// The generic search `go` runs for game `G` under these options.
-fn chosen_search<G: Game>(options: &EngineOptions) -> PreferredSearch {
-    match options.search {
-        SearchChoice::Auto => G::preferred_search(),
-        SearchChoice::AlphaBeta => PreferredSearch::AlphaBeta,
-        SearchChoice::Mcts => PreferredSearch::Mcts,
-    }
-}
-
-/// The MCTS configuration the engine options ask for, for game `G`.
-fn mcts_config<G: Game>(options: &EngineOptions) -> MctsConfig {
-    let policy = match options.playout {
-        PlayoutChoice::Auto => G::policy_playouts(),
-        PlayoutChoice::Random => false,
-        PlayoutChoice::Policy => true,
-    };
-    MctsConfig {
-        exploration: options.exploration_centi as f64 / 100.0,
-        playout: if policy {
-            Playout::Policy
-        } else {
-            Playout::Random
-        },
-        threads: options.threads,
-        memory_bytes: options.hash_mb << 20,
-        ..MctsConfig::default()
-    }
-}
-
-/// Runs the chosen search on `state`, printing every report as `info`.
-fn generic_search<G: Game>(
-    state: &GameState<G>,
-    limits: &Limits,
-    options: &EngineOptions,
-    searchers: &mut Searchers<G>,
-    out: &Output,
-) -> SearchResult<G::Move> {
-    let mut print = |report: &Report| out.line(&report.info_line());
-    match chosen_search::<G>(options) {
-        PreferredSearch::AlphaBeta => searchers
-            .alphabeta(options.hash_mb)
-            .search(state, limits, &mut print),
-        PreferredSearch::Mcts => searchers
-            .mcts(mcts_config::<G>(options))
-            .search(state, limits, &mut print),
-    }
-}
-
 /// [`Session`] for game `G`.
 pub struct GameSession<G: Game> {
     options: G::Options,
@@ -196,7 +93,7 @@ impl<G: Game> GameSession<G> {
         GameSession {
             state: GameState::new(G::start(&options)),
             options,
-            searchers: Arc::new(Mutex::new(Searchers::Idle)),
+            searchers: Arc::new(Mutex::new(Searchers::default())),
         }
     }
 
@@ -246,15 +143,7 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn prepare(&mut self, options: &EngineOptions) {
-        let mut searchers = lock(&self.searchers);
-        match chosen_search::<G>(options) {
-            PreferredSearch::AlphaBeta => {
-                searchers.alphabeta(options.hash_mb);
-            }
-            PreferredSearch::Mcts => {
-                searchers.mcts(mcts_config::<G>(options));
-            }
-        }
+        lock(&self.searchers).prepare(options);
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
@@ -339,12 +228,23 @@ impl<G: Game> Session for GameSession<G> {
         );
         let options = options.clone();
         let searchers = Arc::clone(&self.searchers);
-        let oracle_only = self.moves_allowed().is_err();
         std::thread::Builder::new()
             .name(format!("{}-search", G::NAME))
             .spawn(move || {
                 let mut searchers = lock(&searchers);
-                let best = run_search(&state, &limits, &options, &mut searchers, &out, oracle_only);
+                let mut print = |report: &Report| out.line(&report.info_line());
+                let best = match searchers.think(&state, &limits, &options, &mut print) {
+                    Ok(answer) => {
+                        if let Some(line) = answer.solved_line() {
+                            out.line(&line);
+                        }
+                        answer.best
+                    }
+                    Err(message) => {
+                        out.error(&message);
+                        None
+                    }
+                };
                 let text = best.map_or_else(
                     || "(none)".to_owned(),
                     |mv| state.position.move_to_string(mv),
@@ -354,72 +254,4 @@ impl<G: Game> Session for GameSession<G> {
             })
             .map_err(|e| format!("cannot start the search thread: {e}"))
     }
-}
-
-/// Chooses and runs the search; returns the move to play.
-fn run_search<G: Game>(
-    state: &GameState<G>,
-    limits: &Limits,
-    options: &EngineOptions,
-    searchers: &mut Searchers<G>,
-    out: &Output,
-    oracle_only: bool,
-) -> Option<G::Move> {
-    if (options.search == SearchChoice::Auto || oracle_only)
-        && let Some(mv) = consult_oracle(state, limits, out)
-    {
-        return Some(mv);
-    }
-    if oracle_only {
-        // Listing the moves is what cannot be done here, so no fallback.
-        out.error("too many legal moves for a generic search here, and no oracle answered");
-        return None;
-    }
-    generic_search(state, limits, options, searchers, out).best
-}
-
-/// Perfect play where the game knows it: answers with the oracle's move and
-/// an `info` line carrying the proven score.
-fn consult_oracle<G: Game>(state: &GameState<G>, limits: &Limits, out: &Output) -> Option<G::Move> {
-    // The oracle gets half the planned time, so a search can still follow
-    // when it gives up. Without a clock, `go infinite` lets it run until
-    // `stop`, while a depth- or node-limited search, which asks for a quick
-    // answer, gives it a fixed budget.
-    let deadline = match limits.soft_deadline {
-        Some(soft) => Some(limits.start + soft.saturating_duration_since(limits.start) / 2),
-        None if limits.depth.is_some() || limits.nodes.is_some() => {
-            Some(limits.start + UNTIMED_ORACLE_BUDGET)
-        }
-        None => None,
-    };
-    let budget = SolveBudget {
-        deadline,
-        stop: &limits.stop,
-    };
-    let solved = state.position.solve(&budget)?;
-    let score = match (solved.value, solved.margin) {
-        (_, Some(margin)) => margin * 100,
-        (Proven::Win(plies), None) => win_in(plies.unwrap_or(1)),
-        (Proven::Loss(plies), None) => loss_in(plies.unwrap_or(1)),
-        (Proven::Draw, None) => 0,
-    };
-    let value = match solved.value {
-        Proven::Win(_) => "win",
-        Proven::Loss(_) => "loss",
-        Proven::Draw => "draw",
-    };
-    let mv = state.position.move_to_string(solved.best);
-    out.line(&format!(
-        "info depth 1 score {} nodes 0 nps 0 time {} pv {mv}",
-        score_text(score),
-        limits.elapsed().as_millis()
-    ));
-    let margin = solved
-        .margin
-        .map(|m| format!(", final margin {m}"))
-        .unwrap_or_default();
-    out.line(&format!(
-        "info string solved: {value} for the side to move{margin}"
-    ));
-    Some(solved.best)
 }

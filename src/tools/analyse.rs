@@ -12,27 +12,24 @@
 //! - `depth N`, `movetime N`, `nodes N`: limits for this line only.
 //!
 //! A line "carries a check" when it has `bm`, `am` or `value`; it is solved
-//! when all its checks pass. With `search=auto` the game's perfect-play
-//! oracle ([`Game::solve`]) answers where it can, otherwise alpha-beta
-//! searches; a `value` is then known only when the score is a proven win or
+//! when all its checks pass. The engine chooses its move exactly as `go`
+//! does ([`crate::protocol::searchers::Searchers::think`]): with
+//! `search=auto` the game's perfect-play oracle answers where it can,
+//! otherwise the chosen search runs; a `value` is then known only when the score is a proven win or
 //! loss (`draw` passes on a score of exactly 0, which is a guess).
 
-use crate::game::{Game, GameOptions, GameState, Proven, SolveBudget};
+use crate::game::{Game, GameOptions, GameState, Proven};
 use crate::games::{GameVisitor, visit_game};
-use crate::protocol::session::MAX_LISTED_MOVES;
-use crate::search::alphabeta::AlphaBeta;
-use crate::search::{Limits, Report, is_proven, loss_in, score_text, win_in};
-use crate::tools::matches::spec::SearchKind;
+use crate::protocol::options::{EngineOptions, SearchChoice};
+use crate::protocol::searchers::Searchers;
+use crate::search::{Limits, is_proven, score_text};
 use crate::tools::positions::{PositionLine, parse_positions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// Time per position when no limit is given, in ms.
 pub const DEFAULT_MOVETIME_MS: u64 = 1_000;
-/// Time the oracle may take when only a depth or node limit is given.
-const ORACLE_BUDGET: Duration = Duration::from_secs(10);
 
 /// Search limits per position.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,7 +52,7 @@ pub struct AnalyseConfig {
     /// Limits for lines that set none of their own.
     pub limits: AnalyseLimits,
     /// Which search runs.
-    pub search: SearchKind,
+    pub search: SearchChoice,
     /// Transposition table size, MiB.
     pub hash_mb: usize,
     /// One JSON object per line instead of text.
@@ -78,11 +75,11 @@ pub struct AnalyseSummary {
 }
 
 /// Parses the `--search` value.
-pub fn parse_search(text: &str) -> Result<SearchKind, String> {
+pub fn parse_search(text: &str) -> Result<SearchChoice, String> {
     match text {
-        "auto" => Ok(SearchKind::Auto),
-        "alphabeta" => Ok(SearchKind::AlphaBeta),
-        "mcts" => Ok(SearchKind::Mcts),
+        "auto" => Ok(SearchChoice::Auto),
+        "alphabeta" => Ok(SearchChoice::AlphaBeta),
+        "mcts" => Ok(SearchChoice::Mcts),
         _ => Err(format!(
             "--search must be auto, alphabeta or mcts, not '{text}'"
         )),
@@ -96,7 +93,7 @@ pub fn run(
     text: &str,
     out: &mut dyn Write,
 ) -> Result<AnalyseSummary, String> {
-    if config.search == SearchKind::Mcts {
+    if config.search == SearchChoice::Mcts {
         // MCTS plugs in here once `Mcts::search` is available.
         return Err("--search mcts is not available in this build yet".into());
     }
@@ -121,7 +118,7 @@ impl GameVisitor for Analyse<'_> {
         let mut analyser = Analyser::<G> {
             config: self.config,
             options,
-            search: AlphaBeta::new(self.config.hash_mb),
+            searchers: Searchers::default(),
         };
         let mut summary = AnalyseSummary::default();
         let out = self.out;
@@ -324,7 +321,7 @@ pub fn json_string(text: &str) -> String {
 struct Analyser<'a, G: Game> {
     config: &'a AnalyseConfig,
     options: G::Options,
-    search: AlphaBeta<G>,
+    searchers: Searchers<G>,
 }
 
 /// A line's checks before the analysis.
@@ -357,69 +354,34 @@ impl<G: Game> Analyser<'_, G> {
 
     fn analyse(&mut self, state: &GameState<G>, limits: AnalyseLimits) -> Result<Finding, String> {
         let start = Instant::now();
-        if self.config.search == SearchKind::Auto
-            && let Some(finding) = oracle(state, limits, start)
-        {
-            return Ok(finding);
-        }
-        let count = state.position.count_moves();
-        if count > MAX_LISTED_MOVES {
-            // The generic searches list every move; Nim with huge heaps has
-            // far too many (only its oracle can play there).
-            return Err(format!(
-                "{count} legal moves, too many for a search (use --search auto)"
-            ));
-        }
         let mut search_limits = match limits.movetime {
             Some(ms) => Limits::movetime(Duration::from_millis(ms)),
             None => Limits::infinite(),
         };
         search_limits.depth = limits.depth;
         search_limits.nodes = limits.nodes;
-        self.search.clear();
-        let mut last: Option<Report> = None;
-        let result = self.search.search(state, &search_limits, &mut |report| {
-            last = Some(report.clone())
-        });
+        // Each position is analysed afresh, as a test suite expects.
+        self.searchers.clear();
+        let options = EngineOptions {
+            search: self.config.search,
+            hash_mb: self.config.hash_mb,
+            ..EngineOptions::default()
+        };
+        let answer = self
+            .searchers
+            .think(state, &search_limits, &options, &mut |_| {})?;
         let position = &state.position;
         Ok(Finding {
-            best: result.best.map(|mv| position.move_to_string(mv)),
-            score: result.score,
-            depth: result.depth,
-            nodes: result.nodes,
+            best: answer.best.map(|mv| position.move_to_string(mv)),
+            score: answer.score,
+            depth: answer.depth,
+            nodes: answer.nodes,
             time: start.elapsed(),
-            pv: last.map(|r| r.pv).unwrap_or_default(),
-            proven: None,
-            margin: None,
+            pv: answer.pv,
+            proven: answer.solved.map(|s| s.value),
+            margin: answer.solved.and_then(|s| s.margin),
         })
     }
-}
-
-/// Perfect play, when the game has it here.
-fn oracle<G: Game>(state: &GameState<G>, limits: AnalyseLimits, start: Instant) -> Option<Finding> {
-    let stop = AtomicBool::new(false);
-    let budget = SolveBudget {
-        deadline: Some(start + limits.movetime.map_or(ORACLE_BUDGET, Duration::from_millis)),
-        stop: &stop,
-    };
-    let solved = state.position.solve(&budget)?;
-    let score = match (solved.value, solved.margin) {
-        (_, Some(margin)) => margin * 100,
-        (Proven::Win(plies), None) => win_in(plies.unwrap_or(1)),
-        (Proven::Loss(plies), None) => loss_in(plies.unwrap_or(1)),
-        (Proven::Draw, None) => 0,
-    };
-    let best = state.position.move_to_string(solved.best);
-    Some(Finding {
-        best: Some(best.clone()),
-        score,
-        depth: 0,
-        nodes: 0,
-        time: start.elapsed(),
-        pv: vec![best],
-        proven: Some(solved.value),
-        margin: solved.margin,
-    })
 }
 
 /// The line's limits, or the run's when the line sets none; a default move

@@ -4,11 +4,12 @@
 //! against the rules itself.
 
 use super::external::ExternalEngine;
-use super::spec::{BuiltinKind, BuiltinSpec, PlayerKind, PlayerSpec, SearchKind};
-use crate::game::{Game, GameState, SolveBudget};
+use super::spec::{BuiltinKind, BuiltinSpec, PlayerKind, PlayerSpec};
+use crate::game::{Game, GameState};
+use crate::protocol::options::EngineOptions;
+use crate::protocol::searchers::Searchers;
 use crate::protocol::session::MAX_LISTED_MOVES;
 use crate::search::Limits;
-use crate::search::alphabeta::AlphaBeta;
 use crate::search::time::GoParams;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -94,24 +95,20 @@ impl<G: Game> Competitor<G> for ExternalEngine {
 /// Time kept in reserve by built-in players on a clock, in ms.
 const BUILTIN_OVERHEAD_MS: u64 = 10;
 
-/// A player inside this process: the engine's search, the game's baseline
-/// player or random moves.
+/// A player inside this process: the engine (exactly as `go` chooses its
+/// move), the game's baseline player or random moves.
 pub struct Builtin<G: Game> {
     spec: BuiltinSpec,
-    alphabeta: Option<AlphaBeta<G>>,
+    searchers: Searchers<G>,
     rng: Xoshiro256PlusPlus,
 }
 
 impl<G: Game> Builtin<G> {
-    /// A built-in player; an error for a search this build does not have.
+    /// A built-in player.
     pub fn new(spec: BuiltinSpec) -> Result<Builtin<G>, String> {
-        if spec.kind == BuiltinKind::Engine && spec.search == SearchKind::Mcts {
-            // MCTS plugs in here (`Mcts::search` has AlphaBeta's signature).
-            return Err("search=mcts is not available in this build yet".into());
-        }
         Ok(Builtin {
             spec,
-            alphabeta: None,
+            searchers: Searchers::default(),
             rng: Xoshiro256PlusPlus::seed_from_u64(0),
         })
     }
@@ -124,76 +121,59 @@ impl<G: Game> Builtin<G> {
         Some(moves[self.rng.random_range(0..moves.len())])
     }
 
-    fn engine_move(&mut self, request: &MoveRequest<'_, G>) -> Option<G::Move> {
+    /// The engine options this player's spec stands for.
+    fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            hash_mb: self.spec.hash_mb,
+            threads: self.spec.threads,
+            search: self.spec.search,
+            move_overhead_ms: BUILTIN_OVERHEAD_MS,
+            ..EngineOptions::default()
+        }
+    }
+
+    fn engine_move(&mut self, request: &MoveRequest<'_, G>) -> Result<Option<G::Move>, String> {
         let state = request.state;
         let side = state.position.side_to_move();
         let stop = Arc::new(AtomicBool::new(false));
         let mut limits: Limits = request.go.limits(side, BUILTIN_OVERHEAD_MS, stop);
         limits.depth = self.spec.depth;
         limits.nodes = self.spec.nodes;
-        if self.spec.search == SearchKind::Auto {
-            // Half the planned time for the oracle, as the engine does, so a
-            // search can still follow when it gives up.
-            let deadline = limits
-                .soft_deadline
-                .map(|soft| limits.start + soft.saturating_duration_since(limits.start) / 2);
-            let budget = SolveBudget {
-                deadline,
-                stop: &limits.stop,
-            };
-            if let Some(solved) = state.position.solve(&budget) {
-                return Some(solved.best);
-            }
-            if state.position.count_moves() > MAX_LISTED_MOVES {
-                return None;
-            }
-        }
-        match self.spec.search {
-            SearchKind::Auto | SearchKind::AlphaBeta => {
-                let hash_mb = self.spec.hash_mb;
-                let search = self
-                    .alphabeta
-                    .get_or_insert_with(|| AlphaBeta::new(hash_mb));
-                search.search(state, &limits, &mut |_| {}).best
-            }
-            // Once MCTS is merged: keep an `Option<Mcts<G>>` beside
-            // `alphabeta`, answer here with
-            // `mcts.get_or_insert_with(|| Mcts::new(MctsConfig { threads:
-            // self.spec.threads, memory_bytes: self.spec.hash_mb << 20,
-            // ..Default::default() })).search(state, &limits, &mut |_| {}).best`
-            // and drop the refusal in `Builtin::new`.
-            SearchKind::Mcts => None,
-        }
+        let options = self.engine_options();
+        let answer = self
+            .searchers
+            .think(state, &limits, &options, &mut |_| {})?;
+        Ok(answer.best)
     }
 }
 
 impl<G: Game> Competitor<G> for Builtin<G> {
     fn new_game(&mut self, seed: u64) -> Result<(), Forfeit> {
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        if let Some(search) = self.alphabeta.as_mut() {
-            search.clear();
-        }
+        self.searchers.clear();
         Ok(())
     }
 
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
         let position = &request.state.position;
-        let oracle = self.spec.kind == BuiltinKind::Engine && self.spec.search == SearchKind::Auto;
-        if !oracle && position.count_moves() > MAX_LISTED_MOVES {
+        let engine = self.spec.kind == BuiltinKind::Engine;
+        if !engine && position.count_moves() > MAX_LISTED_MOVES {
             // Listing the moves (Nim with huge heaps) would exhaust memory.
             return Err(Forfeit::IllegalMove(
                 "(none): too many legal moves for this player".into(),
             ));
         }
         let mv = match self.spec.kind {
-            BuiltinKind::Engine => self.engine_move(request),
-            BuiltinKind::Baseline => match request.state.position.baseline_move(&mut self.rng) {
+            BuiltinKind::Engine => self
+                .engine_move(request)
+                .map_err(|e| Forfeit::IllegalMove(format!("(none): {e}")))?,
+            BuiltinKind::Baseline => match position.baseline_move(&mut self.rng) {
                 Some(mv) => Some(mv),
                 None => self.random_move(request.state),
             },
             BuiltinKind::Random => self.random_move(request.state),
         };
-        mv.map(|mv| request.state.position.move_to_string(mv))
+        mv.map(|mv| position.move_to_string(mv))
             .ok_or_else(|| Forfeit::IllegalMove("(none): no move found".into()))
     }
 }

@@ -1,24 +1,15 @@
 //! Player specifications of `agon match --p1/--p2`:
 //!
 //! - `agon[:key=value,…]`: a built-in player running in this process. Keys:
-//!   `search=auto|alphabeta|mcts` (auto: perfect play where the game knows
-//!   it, else alpha-beta, as the engine's `Search` option), `depth=N`,
+//!   `search=auto|alphabeta|mcts` (as the engine's `Search` option: auto
+//!   is perfect play where the game knows it, else the game's better search), `depth=N`,
 //!   `nodes=N`, `threads=N`, `hash=MB`, `player=engine|baseline|random`,
 //!   `name=TEXT` (the name printed in results).
 //! - `ugi:<command line>` / `uai:<command line>`: an external engine started
 //!   as a process and driven over UGI or UAI. The command line is split on
 //!   spaces; single or double quotes keep spaces inside one argument.
 
-/// Which search a built-in engine player runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SearchKind {
-    /// Perfect play where known, else alpha-beta.
-    Auto,
-    /// Alpha-beta only.
-    AlphaBeta,
-    /// Monte Carlo tree search.
-    Mcts,
-}
+use crate::protocol::options::SearchChoice;
 
 /// What kind of built-in player moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +29,7 @@ pub struct BuiltinSpec {
     /// Engine, baseline or random.
     pub kind: BuiltinKind,
     /// Which search the engine runs.
-    pub search: SearchKind,
+    pub search: SearchChoice,
     /// Maximum depth per move, on top of the time control.
     pub depth: Option<u32>,
     /// Maximum nodes per move, on top of the time control.
@@ -53,7 +44,7 @@ impl Default for BuiltinSpec {
     fn default() -> Self {
         BuiltinSpec {
             kind: BuiltinKind::Engine,
-            search: SearchKind::Auto,
+            search: SearchChoice::Auto,
             depth: None,
             nodes: None,
             threads: 1,
@@ -175,16 +166,7 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
 fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String> {
     match key {
         "search" => {
-            spec.search = match value {
-                "auto" => SearchKind::Auto,
-                "alphabeta" => SearchKind::AlphaBeta,
-                "mcts" => SearchKind::Mcts,
-                _ => {
-                    return Err(format!(
-                        "search must be auto, alphabeta or mcts, not '{value}'"
-                    ));
-                }
-            }
+            spec.search = SearchChoice::parse(value)?;
         }
         "player" => {
             spec.kind = match value {

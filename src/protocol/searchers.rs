@@ -1,0 +1,239 @@
+//! How the engine chooses a move, shared by the protocol's `go` and the
+//! built-in players of `agon match`: a perfect-play oracle where the game has
+//! one (with `Search auto`), else the chosen generic search, keeping the
+//! search memory (transposition table or MCTS tree) between moves.
+
+use super::options::{EngineOptions, PlayoutChoice, SearchChoice};
+use super::session::MAX_LISTED_MOVES;
+use crate::game::{Game, GameState, PreferredSearch, Proven, SolveBudget, Solved};
+use crate::search::alphabeta::AlphaBeta;
+use crate::search::mcts::{Mcts, MctsConfig, Playout};
+use crate::search::{Limits, Report, loss_in, win_in};
+
+/// What the engine found in a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer<M> {
+    /// The move to play (`None` only when there is none).
+    pub best: Option<M>,
+    /// Its score for the side to move (see [`crate::search::score_text`]).
+    pub score: i32,
+    /// Depth of the last completed iteration (1 for an oracle).
+    pub depth: u32,
+    /// Nodes or playouts searched (0 for an oracle).
+    pub nodes: u64,
+    /// The principal variation of the last report.
+    pub pv: Vec<String>,
+    /// The oracle's proof, when perfect play answered.
+    pub solved: Option<Solved<M>>,
+}
+
+impl<M> Answer<M> {
+    /// The `info string solved: …` line of an oracle's answer.
+    pub fn solved_line(&self) -> Option<String> {
+        let solved = self.solved.as_ref()?;
+        let value = match solved.value {
+            Proven::Win(_) => "win",
+            Proven::Loss(_) => "loss",
+            Proven::Draw => "draw",
+        };
+        let margin = solved
+            .margin
+            .map(|m| format!(", final margin {m}"))
+            .unwrap_or_default();
+        Some(format!(
+            "info string solved: {value} for the side to move{margin}"
+        ))
+    }
+}
+
+/// How long a perfect-play oracle may think when `go` gives a depth or node
+/// limit but no time.
+pub const UNTIMED_ORACLE_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The search state of one game, kept between searches: whichever search
+/// ran last, with its memory (transposition table or MCTS tree). Allocated
+/// on first use so that only the games actually played take memory, and only
+/// one search holds the `Hash` memory at a time.
+#[derive(Default)]
+pub enum Searchers<G: Game> {
+    /// Nothing allocated yet.
+    #[default]
+    Idle,
+    AlphaBeta {
+        search: AlphaBeta<G>,
+        hash_mb: usize,
+    },
+    /// MCTS with its tree.
+    Mcts(Mcts<G>),
+}
+
+impl<G: Game> Searchers<G> {
+    /// Allocates the memory of the search `options` choose, ahead of the
+    /// first move.
+    pub fn prepare(&mut self, options: &EngineOptions) {
+        match chosen_search::<G>(options) {
+            PreferredSearch::AlphaBeta => {
+                self.alphabeta(options.hash_mb);
+            }
+            PreferredSearch::Mcts => {
+                self.mcts(mcts_config::<G>(options));
+            }
+        }
+    }
+
+    /// Thinks about `state`: the oracle answers with `Search auto` (or
+    /// when the position has too many moves for a generic search), else the
+    /// chosen search does. Every progress report goes to `report`. An error
+    /// only when no move can be found (too many moves and no oracle).
+    pub fn think(
+        &mut self,
+        state: &GameState<G>,
+        limits: &Limits,
+        options: &EngineOptions,
+        report: &mut dyn FnMut(&Report),
+    ) -> Result<Answer<G::Move>, String> {
+        let oracle_only = state.position.count_moves() > MAX_LISTED_MOVES;
+        if (options.search == SearchChoice::Auto || oracle_only)
+            && let Some(answer) = consult_oracle(state, limits, report)
+        {
+            return Ok(answer);
+        }
+        if oracle_only {
+            return Err(
+                "too many legal moves for a generic search here, and no oracle answered".into(),
+            );
+        }
+        let mut last_pv = Vec::new();
+        let mut keep = |r: &Report| {
+            last_pv.clone_from(&r.pv);
+            report(r);
+        };
+        let result = match chosen_search::<G>(options) {
+            PreferredSearch::AlphaBeta => self
+                .alphabeta(options.hash_mb)
+                .search(state, limits, &mut keep),
+            PreferredSearch::Mcts => self
+                .mcts(mcts_config::<G>(options))
+                .search(state, limits, &mut keep),
+        };
+        Ok(Answer {
+            best: result.best,
+            score: result.score,
+            depth: result.depth,
+            nodes: result.nodes,
+            pv: last_pv,
+            solved: None,
+        })
+    }
+
+    fn alphabeta(&mut self, hash_mb: usize) -> &mut AlphaBeta<G> {
+        let fits = matches!(self, Searchers::AlphaBeta { hash_mb: size, .. } if *size == hash_mb);
+        if !fits {
+            *self = Searchers::AlphaBeta {
+                search: AlphaBeta::new(hash_mb),
+                hash_mb,
+            };
+        }
+        match self {
+            Searchers::AlphaBeta { search, .. } => search,
+            _ => unreachable!("just made an alpha-beta searcher"),
+        }
+    }
+
+    fn mcts(&mut self, config: MctsConfig) -> &mut Mcts<G> {
+        match self {
+            Searchers::Mcts(mcts) if *mcts.config() == config => {}
+            _ => *self = Searchers::Mcts(Mcts::new(config)),
+        }
+        match self {
+            Searchers::Mcts(mcts) => mcts,
+            _ => unreachable!("just made an MCTS searcher"),
+        }
+    }
+
+    /// Forgets the search memory (`uginewgame`).
+    pub fn clear(&mut self) {
+        match self {
+            Searchers::Idle => {}
+            Searchers::AlphaBeta { search, .. } => search.clear(),
+            Searchers::Mcts(mcts) => mcts.clear(),
+        }
+    }
+}
+
+/// The generic search `go` runs for game `G` under these options.
+fn chosen_search<G: Game>(options: &EngineOptions) -> PreferredSearch {
+    match options.search {
+        SearchChoice::Auto => G::preferred_search(),
+        SearchChoice::AlphaBeta => PreferredSearch::AlphaBeta,
+        SearchChoice::Mcts => PreferredSearch::Mcts,
+    }
+}
+
+/// The MCTS configuration the engine options ask for, for game `G`.
+fn mcts_config<G: Game>(options: &EngineOptions) -> MctsConfig {
+    let policy = match options.playout {
+        PlayoutChoice::Auto => G::policy_playouts(),
+        PlayoutChoice::Random => false,
+        PlayoutChoice::Policy => true,
+    };
+    MctsConfig {
+        exploration: options.exploration_centi as f64 / 100.0,
+        playout: if policy {
+            Playout::Policy
+        } else {
+            Playout::Random
+        },
+        threads: options.threads,
+        memory_bytes: options.hash_mb << 20,
+        ..MctsConfig::default()
+    }
+}
+
+/// Perfect play where the game knows it: the oracle's move, reported as a
+/// depth-1 line with the proven score.
+fn consult_oracle<G: Game>(
+    state: &GameState<G>,
+    limits: &Limits,
+    report: &mut dyn FnMut(&Report),
+) -> Option<Answer<G::Move>> {
+    // The oracle gets half the planned time, so a search can still follow
+    // when it gives up. Without a clock, `go infinite` lets it run until
+    // `stop`, while a depth- or node-limited search, which asks for a quick
+    // answer, gives it a fixed budget.
+    let deadline = match limits.soft_deadline {
+        Some(soft) => Some(limits.start + soft.saturating_duration_since(limits.start) / 2),
+        None if limits.depth.is_some() || limits.nodes.is_some() => {
+            Some(limits.start + UNTIMED_ORACLE_BUDGET)
+        }
+        None => None,
+    };
+    let budget = SolveBudget {
+        deadline,
+        stop: &limits.stop,
+    };
+    let solved = state.position.solve(&budget)?;
+    let score = match (solved.value, solved.margin) {
+        (_, Some(margin)) => margin * 100,
+        (Proven::Win(plies), None) => win_in(plies.unwrap_or(1)),
+        (Proven::Loss(plies), None) => loss_in(plies.unwrap_or(1)),
+        (Proven::Draw, None) => 0,
+    };
+    let pv = vec![state.position.move_to_string(solved.best)];
+    report(&Report {
+        depth: 1,
+        seldepth: 1,
+        score,
+        nodes: 0,
+        elapsed: limits.elapsed(),
+        pv: pv.clone(),
+    });
+    Some(Answer {
+        best: Some(solved.best),
+        score,
+        depth: 1,
+        nodes: 0,
+        pv,
+        solved: Some(solved),
+    })
+}
