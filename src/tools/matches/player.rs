@@ -128,7 +128,8 @@ impl<G: Game> Builtin<G> {
             threads: self.spec.threads,
             search: self.spec.search,
             move_overhead_ms: BUILTIN_OVERHEAD_MS,
-            ..EngineOptions::default()
+            playout: self.spec.playout,
+            exploration_centi: self.spec.exploration_centi,
         }
     }
 

@@ -3,13 +3,14 @@
 //! - `agon[:key=value,…]`: a built-in player running in this process. Keys:
 //!   `search=auto|alphabeta|mcts` (as the engine's `Search` option: auto
 //!   is perfect play where the game knows it, else the game's better search), `depth=N`,
-//!   `nodes=N`, `threads=N`, `hash=MB`, `player=engine|baseline|random`,
+//!   `nodes=N`, `threads=N`, `hash=MB`, `playout=auto|random|policy`,
+//!   `exploration=N` (MCTS, as the UGI options), `player=engine|baseline|random`,
 //!   `name=TEXT` (the name printed in results).
 //! - `ugi:<command line>` / `uai:<command line>`: an external engine started
 //!   as a process and driven over UGI or UAI. The command line is split on
 //!   spaces; single or double quotes keep spaces inside one argument.
 
-use crate::protocol::options::SearchChoice;
+use crate::protocol::options::{EngineOptions, PlayoutChoice, SearchChoice};
 
 /// What kind of built-in player moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +39,10 @@ pub struct BuiltinSpec {
     pub threads: usize,
     /// Transposition table size, MiB.
     pub hash_mb: usize,
+    /// MCTS playout policy.
+    pub playout: PlayoutChoice,
+    /// MCTS exploration constant × 100.
+    pub exploration_centi: u32,
 }
 
 impl Default for BuiltinSpec {
@@ -49,6 +54,8 @@ impl Default for BuiltinSpec {
             nodes: None,
             threads: 1,
             hash_mb: 16,
+            playout: PlayoutChoice::Auto,
+            exploration_centi: EngineOptions::default().exploration_centi,
         }
     }
 }
@@ -191,9 +198,11 @@ fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String>
         "nodes" => spec.nodes = Some(number::<u64>(key, value)?.max(1)),
         "threads" => spec.threads = number::<usize>(key, value)?.clamp(1, 256),
         "hash" => spec.hash_mb = number::<usize>(key, value)?.clamp(1, 65_536),
+        "playout" => spec.playout = PlayoutChoice::parse(value)?,
+        "exploration" => spec.exploration_centi = number::<u32>(key, value)?.clamp(1, 1000),
         _ => {
             return Err(format!(
-                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, player, name)"
+                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, player, name)"
             ));
         }
     }
