@@ -468,3 +468,38 @@ fn a_command_right_after_bestmove_finds_the_search_finished() {
         d.engine.stop_search();
     }
 }
+
+#[test]
+fn many_searches_stopped_at_random_moments() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1000);
+    for (game, search) in [
+        ("ataxx", "mcts"),
+        ("ataxx", "alphabeta"),
+        ("dots", "mcts"),
+        ("yote", "mcts"),
+    ] {
+        let mut d = Driver::new();
+        d.send(&format!("setoption name Game value {game}"));
+        d.send(&format!("setoption name Search value {search}"));
+        d.send("setoption name Threads value 2");
+        d.send("setoption name Hash value 8");
+        let mut moves: Vec<String> = Vec::new();
+        for _ in 0..40 {
+            d.send(&format!("position startpos moves {}", moves.join(" ")));
+            if d.answer("query gameover") == "response true" {
+                moves.clear();
+                continue;
+            }
+            d.out.clear();
+            d.engine.handle_line("go infinite");
+            std::thread::sleep(Duration::from_micros(rng.random_range(0..3000)));
+            d.engine.handle_line("stop");
+            let lines = d.out.lines();
+            let best = lines.last().expect("bestmove after stop");
+            let mv = best.strip_prefix("bestmove ").expect("bestmove line");
+            moves.push(mv.to_owned());
+            let check = d.send(&format!("position startpos moves {}", moves.join(" ")));
+            assert!(check.is_empty(), "{game}/{search}: illegal {mv}: {check:?}");
+        }
+    }
+}
