@@ -25,6 +25,9 @@ enum Captures {
     /// End of a chain or loop: take with the first line, or decline with the
     /// second (which completes nothing).
     Choice(usize, usize),
+    /// Several chain ends: take at any one of them first (each line takes
+    /// one box); the decline is decided at the last one.
+    Several([usize; 8], usize),
 }
 
 /// One transposition table slot.
@@ -133,6 +136,7 @@ impl<'a> Solver<'a> {
         match self.captures(lines) {
             Captures::Take(line, k) => k + self.search(lines | 1 << line, alpha - k, beta - k),
             Captures::Choice(take, decline) => self.choice(lines, take, decline, alpha, beta),
+            Captures::Several(takes, n) => self.several(lines, &takes[..n], alpha, beta),
             Captures::None => self.full_node(lines, alpha, beta),
         }
     }
@@ -146,6 +150,21 @@ impl<'a> Solver<'a> {
         let a = alpha.max(taken);
         let declined = -self.search(lines | 1 << decline, -beta, -a);
         taken.max(declined)
+    }
+
+    /// Several chain ends: the one declined (if any) must be the last one
+    /// dealt with, so try taking first at each of them.
+    fn several(&mut self, lines: u64, takes: &[usize], alpha: i32, beta: i32) -> i32 {
+        let mut best = i32::MIN;
+        for &take in takes {
+            let a = alpha.max(best);
+            let v = 1 + self.search(lines | 1 << take, a - 1, beta - 1);
+            best = best.max(v);
+            if best >= beta {
+                break;
+            }
+        }
+        best
     }
 
     /// A position where nothing can be taken: every line passes the turn.
@@ -261,6 +280,9 @@ impl<'a> Solver<'a> {
     /// Applies the capture rule: see [`Captures`].
     fn captures(&self, lines: u64) -> Captures {
         let mut choice = Captures::None;
+        let mut takes = [0usize; 8];
+        let mut n = 0;
+        let mut distinct = false;
         for b in 0..self.geo.boxes {
             if self.geo.sides(lines, b) != 3 {
                 continue;
@@ -269,14 +291,25 @@ impl<'a> Solver<'a> {
             let take = open.trailing_zeros() as usize;
             match self.chain_end(lines, b, take) {
                 Some(decline) => {
-                    if matches!(choice, Captures::None) {
-                        choice = Captures::Choice(take, decline);
+                    match choice {
+                        Captures::None => choice = Captures::Choice(take, decline),
+                        // Both ends of one chain or loop share the decline.
+                        Captures::Choice(_, d) if d != decline => distinct = true,
+                        _ => {}
+                    }
+                    if n < takes.len() {
+                        takes[n] = take;
+                        n += 1;
                     }
                 }
                 None => return Captures::Take(take, self.geo.completes(lines, take) as i32),
             }
         }
-        choice
+        if distinct {
+            Captures::Several(takes, n)
+        } else {
+            choice
+        }
     }
 
     /// When capturable box `b` (taken with `take`) is the first of the last
