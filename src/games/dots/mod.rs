@@ -221,6 +221,14 @@ impl Dots {
     /// every optimal move, or `None` if the budget ran out or the game is
     /// over. Used by `agon solve`.
     pub fn solve_all(&self, budget: Option<&SolveBudget>) -> Option<(i32, Vec<DotsMove>)> {
+        self.solve_all_counted(budget).map(|(m, b, _)| (m, b))
+    }
+
+    /// [`Dots::solve_all`] plus the number of nodes searched.
+    pub fn solve_all_counted(
+        &self,
+        budget: Option<&SolveBudget>,
+    ) -> Option<(i32, Vec<DotsMove>, u64)> {
         if self.lines == self.geo.full {
             return None;
         }
@@ -232,7 +240,7 @@ impl Dots {
                 best.push(DotsMove(line as u8));
             }
         }
-        Some((self.score_diff() + value, best))
+        Some((self.score_diff() + value, best, solver.nodes))
     }
 
     /// A cheap sensible move: take a box, else a line that gives nothing

@@ -37,6 +37,8 @@ struct Entry {
     key: u64,
     lower: i8,
     upper: i8,
+    /// Undrawn lines: entries nearer the root are worth more.
+    depth: u8,
 }
 
 /// A solver for one board size, keeping its table between calls.
@@ -48,6 +50,8 @@ pub struct Solver<'a> {
     pub nodes: u64,
     budget: Option<&'a SolveBudget<'a>>,
     aborted: bool,
+    /// History heuristic: how often each line caused a cutoff.
+    history: [u32; 64],
 }
 
 impl<'a> Solver<'a> {
@@ -66,6 +70,7 @@ impl<'a> Solver<'a> {
             nodes: 0,
             budget,
             aborted: false,
+            history: [0; 64],
         }
     }
 
@@ -77,9 +82,20 @@ impl<'a> Solver<'a> {
     /// The exact value of the remaining boxes for the side to move, or
     /// `None` when the budget ran out.
     pub fn value(&mut self, lines: u64) -> Option<i32> {
-        let remaining = self.remaining(lines);
-        let v = self.search(lines, -remaining, remaining);
-        (!self.aborted).then_some(v)
+        // MTD(f)-style: null-window tests narrow [lower, upper] to the value;
+        // they prune far more than one full-window search.
+        let (mut lower, mut upper) = (-self.remaining(lines), self.remaining(lines));
+        let mut guess = 0;
+        while lower < upper && !self.aborted {
+            let beta = if guess == lower { guess + 1 } else { guess };
+            guess = self.search(lines, beta - 1, beta);
+            if guess < beta {
+                upper = guess;
+            } else {
+                lower = guess;
+            }
+        }
+        (!self.aborted).then_some(lower)
     }
 
     /// The exact value for the side to move of drawing `line` (including
@@ -170,7 +186,14 @@ impl<'a> Solver<'a> {
     /// A position where nothing can be taken: every line passes the turn.
     fn full_node(&mut self, lines: u64, mut alpha: i32, mut beta: i32) -> i32 {
         let key = self.geo.canonical(lines) | 1 << 63;
-        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
+        let home = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize & !1;
+        let slot = if self.table[home + 1].key == key
+            || (self.table[home].key != key && self.table[home + 1].depth < self.table[home].depth)
+        {
+            home + 1
+        } else {
+            home
+        };
         let entry = self.table[slot];
         if entry.key == key {
             let (lo, hi) = (i32::from(entry.lower), i32::from(entry.upper));
@@ -184,6 +207,13 @@ impl<'a> Solver<'a> {
             beta = beta.min(hi);
         }
         let remaining = self.remaining(lines);
+        if alpha >= remaining || beta <= -remaining {
+            return if alpha >= remaining {
+                remaining
+            } else {
+                -remaining
+            };
+        }
         let (alpha0, beta0) = (alpha, beta);
         let mut best = -remaining - 1;
         let mut moves = [0u8; 64];
@@ -193,6 +223,8 @@ impl<'a> Solver<'a> {
             if v > best {
                 best = v;
                 if best >= beta {
+                    self.history[line as usize] =
+                        self.history[line as usize].saturating_add(count as u32 * count as u32);
                     break;
                 }
             }
@@ -216,6 +248,7 @@ impl<'a> Solver<'a> {
             key,
             lower: lower as i8,
             upper: upper.max(lower) as i8,
+            depth: (self.geo.full & !lines).count_ones() as u8,
         };
         best
     }
@@ -223,17 +256,18 @@ impl<'a> Solver<'a> {
     /// Undrawn lines, safe ones first, then by how many boxes they hand over
     /// (the sides of boxes made capturable). Returns the count.
     fn ordered_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
-        let mut keyed = [(0u8, 0u8); 64];
+        let mut keyed = [(0u8, 0u32, 0u8); 64];
         let mut n = 0;
         let mut free = self.geo.full & !lines;
         while free != 0 {
             let line = free.trailing_zeros() as usize;
             free &= free - 1;
-            keyed[n] = (self.giveaway(lines, line), line as u8);
+            let history = u32::MAX - self.history[line];
+            keyed[n] = (self.giveaway(lines, line), history, line as u8);
             n += 1;
         }
         keyed[..n].sort_unstable();
-        for (o, &(_, line)) in out.iter_mut().zip(&keyed[..n]) {
+        for (o, &(_, _, line)) in out.iter_mut().zip(&keyed[..n]) {
             *o = line;
         }
         n
