@@ -287,3 +287,41 @@ fn random_play_invariants() {
     let other = pos("xoxoxoxo. x 0");
     random_play(&other, &NoOptions, 1000, 121, 12);
 }
+
+#[test]
+fn ply_limit_turns_a_late_win_into_a_draw() {
+    let s = solve(&pos("xxxooox.o x 115")).expect("solved");
+    assert_eq!(s.value, Proven::Win(Some(5)));
+    let s = solve(&pos("xxxooox.o x 116")).expect("solved");
+    assert_eq!(s.value, Proven::Draw);
+    let mut memo = HashMap::new();
+    assert_eq!(brute(&pos("xxxooox.o x 115"), &mut memo), 1);
+    assert_eq!(brute(&pos("xxxooox.o x 116"), &mut memo), 0);
+}
+
+#[test]
+fn positions_file_answers() {
+    let text = include_str!("../positions/mutorere.txt");
+    let mut count = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let fields: Vec<&str> = line.split(';').map(str::trim).collect();
+        let g = pos(fields[0]);
+        let (value, best) = agon::games::mutorere::optimal_moves(&g);
+        let mut best: Vec<String> = best.iter().map(|&m| g.move_to_string(m)).collect();
+        best.sort();
+        let mut want: Vec<&str> = fields[1].trim_start_matches("bm ").split(' ').collect();
+        want.sort();
+        assert_eq!(best, want, "{line}");
+        let text = match value {
+            Proven::Win(Some(n)) => format!("value win {n}"),
+            Proven::Loss(Some(n)) => format!("value loss {n}"),
+            _ => "value draw".to_string(),
+        };
+        assert_eq!(text, fields[2], "{line}");
+        count += 1;
+    }
+    assert!(count >= 10);
+}
