@@ -259,9 +259,26 @@ impl<'a> Solver<'a> {
         let mut keyed = [(0u8, 0u32, 0u8); 64];
         let mut n = 0;
         let mut free = self.geo.full & !lines;
+        let (component, long) = self.components(lines);
+        let mut opened = 0u32;
         while free != 0 {
             let line = free.trailing_zeros() as usize;
             free &= free - 1;
+            // Opening a long chain or a loop anywhere is equivalent: the
+            // opponent takes it all or all but the last two (four). Keep
+            // one line per such component.
+            let comp = self.geo.line_boxes[line]
+                .iter()
+                .find(|&&b| b != NO_BOX && component[b as usize] != NO_BOX)
+                .map(|&b| component[b as usize]);
+            if let Some(c) = comp
+                && long >> c & 1 == 1
+            {
+                if opened >> c & 1 == 1 {
+                    continue;
+                }
+                opened |= 1 << c;
+            }
             let history = u32::MAX - self.history[line];
             keyed[n] = (self.giveaway(lines, line), history, line as u8);
             n += 1;
@@ -271,6 +288,48 @@ impl<'a> Solver<'a> {
             *o = line;
         }
         n
+    }
+
+    /// Components of two-sided boxes (each a path or a cycle): the
+    /// component of every box ([`NO_BOX`] for other boxes) and the set of
+    /// long ones (chains of three or more boxes, and loops).
+    fn components(&self, lines: u64) -> ([u8; 32], u32) {
+        let mut component = [NO_BOX; 32];
+        let mut long = 0u32;
+        let mut count = 0u8;
+        for start in 0..self.geo.boxes {
+            if component[start] != NO_BOX || self.geo.sides(lines, start) != 2 {
+                continue;
+            }
+            let (mut size, mut ends) = (0, 0);
+            let mut stack = [0u8; 32];
+            let mut top = 1;
+            stack[0] = start as u8;
+            component[start] = count;
+            while top > 0 {
+                top -= 1;
+                let b = stack[top] as usize;
+                size += 1;
+                let mut open = self.geo.box_lines[b] & !lines;
+                while open != 0 {
+                    let line = open.trailing_zeros() as usize;
+                    open &= open - 1;
+                    let n = self.other_box(line, b);
+                    if n == NO_BOX as usize || self.geo.sides(lines, n) != 2 {
+                        ends += 1;
+                    } else if component[n] == NO_BOX {
+                        component[n] = count;
+                        stack[top] = n as u8;
+                        top += 1;
+                    }
+                }
+            }
+            if size >= 3 || ends == 0 {
+                long |= 1 << count;
+            }
+            count += 1;
+        }
+        (component, long)
     }
 
     /// A rough cost of drawing `line`: 0 when safe, otherwise the length of
