@@ -264,20 +264,8 @@ impl<'a> Solver<'a> {
         while free != 0 {
             let line = free.trailing_zeros() as usize;
             free &= free - 1;
-            // Opening a long chain or a loop anywhere is equivalent: the
-            // opponent takes it all or all but the last two (four). Keep
-            // one line per such component.
-            let comp = self.geo.line_boxes[line]
-                .iter()
-                .find(|&&b| b != NO_BOX && component[b as usize] != NO_BOX)
-                .map(|&b| component[b as usize]);
-            if let Some(c) = comp
-                && long >> c & 1 == 1
-            {
-                if opened >> c & 1 == 1 {
-                    continue;
-                }
-                opened |= 1 << c;
+            if self.redundant_opening(line, &component, long, &mut opened) {
+                continue;
             }
             let history = u32::MAX - self.history[line];
             keyed[n] = (self.giveaway(lines, line), history, line as u8);
@@ -288,6 +276,38 @@ impl<'a> Solver<'a> {
             *o = line;
         }
         n
+    }
+
+    /// Whether `line` opens a chain or loop in a way already covered by an
+    /// earlier line: opening a long chain (three boxes or more) or a loop
+    /// anywhere is equivalent (the opponent takes it all or all but the
+    /// last two or four), and so are the two ends of a chain of one or two
+    /// boxes (the taker's choices lead to the same lines). `opened` records
+    /// the components already opened once (by an end line for short chains).
+    fn redundant_opening(
+        &self,
+        line: usize,
+        component: &[u8; 32],
+        long: u32,
+        opened: &mut u32,
+    ) -> bool {
+        let [p, q] = self.geo.line_boxes[line];
+        let comp_of = |b: u8| {
+            (b != NO_BOX)
+                .then(|| component[b as usize])
+                .filter(|&c| c != NO_BOX)
+        };
+        let (cp, cq) = (comp_of(p), comp_of(q));
+        let Some(c) = cp.or(cq) else {
+            return false;
+        };
+        let middle = cp.is_some() && cp == cq;
+        if middle && long >> c & 1 == 0 {
+            return false; // the middle of a two-box chain: a distinct option
+        }
+        let seen = *opened >> c & 1 == 1;
+        *opened |= 1 << c;
+        seen
     }
 
     /// Components of two-sided boxes (each a path or a cycle): the
