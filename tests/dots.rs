@@ -393,3 +393,34 @@ fn random_play_invariants() {
         assert_eq!(stats.repetitions, 0);
     }
 }
+
+#[test]
+fn positions_file_answers() {
+    let text = include_str!("../positions/dots.txt");
+    let mut count = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let fields: Vec<&str> = line.split(';').map(str::trim).collect();
+        let g = pos(fields[0]);
+        let (margin, best) = g.solve_all(None).expect("solved");
+        let x_margin = if g.side_to_move() == Player::X {
+            margin
+        } else {
+            -margin
+        };
+        assert_eq!(format!("value {x_margin}"), fields[2], "{line}");
+        let mut best: Vec<String> = best.iter().map(|&m| g.move_to_string(m)).collect();
+        best.sort();
+        let mut want: Vec<&str> = fields[1].trim_start_matches("bm ").split(' ').collect();
+        want.sort();
+        assert_eq!(best, want, "{line}");
+        if g.empty_lines() <= 17 {
+            let mut memo = HashMap::new();
+            assert_eq!(brute_margin(&g, &mut memo), margin, "{line}");
+        }
+        count += 1;
+    }
+    assert!(count >= 15);
+}

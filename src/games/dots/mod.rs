@@ -84,7 +84,7 @@ fn score_key(player: Player, score: u8) -> u64 {
 }
 
 /// Undrawn lines at or below which [`Game::solve`] is attempted.
-const SOLVE_LINES: u32 = 26;
+const SOLVE_LINES: u32 = 28;
 
 /// A Dots and Boxes position.
 #[derive(Clone, Debug)]
@@ -431,7 +431,7 @@ impl Game for Dots {
         u64::from(self.empty_lines())
     }
 
-    /// Exact solution when at most 26 lines are left (or the board is at
+    /// Exact solution when at most 28 lines are left (or the board is at
     /// most 3×3) and the budget allows; `None` otherwise.
     fn solve(&self, budget: &SolveBudget) -> Option<Solved<DotsMove>> {
         if self.outcome().is_some() || (self.empty_lines() > SOLVE_LINES && self.geo.lines > 24) {
