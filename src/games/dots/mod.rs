@@ -244,29 +244,49 @@ impl Dots {
     }
 
     /// A cheap sensible move: take a box, else a line that gives nothing
-    /// away, else the line that hands over the fewest boxes at once.
+    /// away, else a line that hands over the fewest boxes (greedy count).
     fn policy_move(&self, moves: &[DotsMove], rng: &mut Xoshiro256PlusPlus) -> DotsMove {
-        let pick = |set: &[DotsMove], rng: &mut Xoshiro256PlusPlus| {
-            set[rand::RngExt::random_range(rng, 0..set.len())]
-        };
-        let taking: Vec<DotsMove> = moves
-            .iter()
-            .copied()
-            .filter(|m| self.geo.completes(self.lines, m.0 as usize) > 0)
-            .collect();
-        if !taking.is_empty() {
-            return pick(&taking, rng);
+        let taking = |m: &DotsMove| self.geo.completes(self.lines, m.0 as usize) > 0;
+        let safe = |m: &DotsMove| !self.is_unsafe(m.0 as usize);
+        if let Some(mv) = pick_where(moves, taking, rng).or_else(|| pick_where(moves, safe, rng)) {
+            return mv;
         }
-        let safe: Vec<DotsMove> = moves
-            .iter()
-            .copied()
-            .filter(|m| !self.is_unsafe(m.0 as usize))
-            .collect();
-        if !safe.is_empty() {
-            return pick(&safe, rng);
-        }
-        pick(moves, rng)
+        // Every line hands boxes over: give the fewest.
+        let least = moves.iter().map(|m| self.greedy_loss(m.0 as usize)).min();
+        pick_where(
+            moves,
+            |m| Some(self.greedy_loss(m.0 as usize)) == least,
+            rng,
+        )
+        .unwrap_or(moves[0])
     }
+
+    /// Boxes the opponent takes by greedy capturing after `line` is drawn.
+    fn greedy_loss(&self, line: usize) -> u32 {
+        let mut lines = self.lines | 1 << line;
+        let mut lost = 0;
+        while let Some(b) = (0..self.geo.boxes).find(|&b| self.geo.sides(lines, b) == 3) {
+            let take = (self.geo.box_lines[b] & !lines).trailing_zeros() as usize;
+            lost += self.geo.completes(lines, take);
+            lines |= 1 << take;
+        }
+        lost
+    }
+}
+
+/// A uniformly random move among those satisfying `keep`, without
+/// allocating (playouts call this at every ply).
+fn pick_where(
+    moves: &[DotsMove],
+    keep: impl Fn(&DotsMove) -> bool,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Option<DotsMove> {
+    let count = moves.iter().filter(|m| keep(m)).count();
+    if count == 0 {
+        return None;
+    }
+    let k = rand::RngExt::random_range(rng, 0..count);
+    moves.iter().filter(|m| keep(m)).nth(k).copied()
 }
 
 impl Game for Dots {
