@@ -76,7 +76,7 @@ impl<'a> Solver<'a> {
 
     /// A table size suited to a position with `empty` undrawn lines.
     pub fn log_size_for(empty: u32) -> u32 {
-        empty.saturating_sub(8).clamp(12, 24)
+        empty.saturating_sub(5).clamp(12, 24)
     }
 
     /// The exact value of the remaining boxes for the side to move, or
