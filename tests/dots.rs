@@ -424,3 +424,21 @@ fn positions_file_answers() {
     }
     assert!(count >= 15);
 }
+
+#[test]
+fn solve_tool_output() {
+    let size = [("Size".to_string(), "2x2".to_string())];
+    let mut out = Vec::new();
+    agon::tools::solve::run("dots", None, &size, false, &mut out).expect("solved");
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "margin 2\nbest a1b1 b1c1 a3b3 b3c3 a1a2 c1c2 a2a3 c2c3\n"
+    );
+    // The margin is x minus o whoever is to move.
+    let mut out = Vec::new();
+    agon::tools::solve::run("dots", Some("1x1 1110 0 0 o"), &[], false, &mut out).expect("solved");
+    assert_eq!(String::from_utf8_lossy(&out), "margin -1\nbest b1b2\n");
+    let bad = [("Size".to_string(), "9x9".to_string())];
+    assert!(agon::tools::solve::run("dots", None, &bad, false, &mut out).is_err());
+    assert!(agon::tools::solve::run("ataxx", None, &[], false, &mut out).is_err());
+}

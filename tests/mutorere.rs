@@ -325,3 +325,20 @@ fn positions_file_answers() {
     }
     assert!(count >= 10);
 }
+
+#[test]
+fn solve_tool_output() {
+    let mut out = Vec::new();
+    agon::tools::solve::run("mutorere", None, &[], false, &mut out).expect("solved");
+    assert_eq!(String::from_utf8_lossy(&out), "value draw\nbest 1c 4c\n");
+    let mut out = Vec::new();
+    agon::tools::solve::run("mutorere", Some("xxx.oooox x 0"), &[], false, &mut out)
+        .expect("solved");
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "value win\nplies 1\nbest 34\n"
+    );
+    let mut out = Vec::new();
+    assert!(agon::tools::solve::run("mutorere", Some("bad"), &[], false, &mut out).is_err());
+    assert!(agon::tools::solve::run("nim", None, &[], false, &mut out).is_err());
+}
