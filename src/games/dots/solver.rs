@@ -217,17 +217,12 @@ impl<'a> Solver<'a> {
         let (alpha0, beta0) = (alpha, beta);
         let mut best = -remaining - 1;
         let mut moves = [0u8; 64];
-        let count = self.ordered_moves(lines, &mut moves);
-        for &line in &moves[..count] {
-            let v = -self.search(lines | 1 << line, -beta, -alpha.max(best));
-            if v > best {
-                best = v;
-                if best >= beta {
-                    self.history[line as usize] =
-                        self.history[line as usize].saturating_add(count as u32 * count as u32);
-                    break;
-                }
-            }
+        // Safe lines first; the sacrifices (and their chain analysis) are
+        // only generated when no safe line produced a cutoff.
+        let safe = self.safe_moves(lines, &mut moves);
+        if !self.try_moves(lines, &moves[..safe], alpha, beta, &mut best) {
+            let count = self.sacrifices(lines, &mut moves);
+            self.try_moves(lines, &moves[..count], alpha, beta, &mut best);
         }
         if self.aborted {
             return best;
@@ -253,9 +248,55 @@ impl<'a> Solver<'a> {
         best
     }
 
-    /// Undrawn lines, safe ones first, then by how many boxes they hand over
-    /// (the sides of boxes made capturable). Returns the count.
-    fn ordered_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
+    /// Searches `moves` in order, raising `best`; true on a beta cutoff.
+    fn try_moves(
+        &mut self,
+        lines: u64,
+        moves: &[u8],
+        alpha: i32,
+        beta: i32,
+        best: &mut i32,
+    ) -> bool {
+        for &line in moves {
+            let v = -self.search(lines | 1 << line, -beta, -alpha.max(*best));
+            if v > *best {
+                *best = v;
+                if v >= beta {
+                    let bonus = (moves.len() * moves.len()) as u32;
+                    self.history[line as usize] = self.history[line as usize].saturating_add(bonus);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The lines that give no box a third side, by history. Returns the count.
+    fn safe_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
+        let mut keyed = [(0u32, 0u8); 64];
+        let mut n = 0;
+        let mut free = self.geo.full & !lines;
+        while free != 0 {
+            let line = free.trailing_zeros() as usize;
+            free &= free - 1;
+            let safe = self.geo.line_boxes[line]
+                .iter()
+                .all(|&b| b == NO_BOX || self.geo.sides(lines, b as usize) < 2);
+            if safe {
+                keyed[n] = (u32::MAX - self.history[line], line as u8);
+                n += 1;
+            }
+        }
+        keyed[..n].sort_unstable();
+        for (o, &(_, line)) in out.iter_mut().zip(&keyed[..n]) {
+            *o = line;
+        }
+        n
+    }
+
+    /// The sacrifices (lines giving a box its third side), one per
+    /// equivalent opening, the fewest boxes handed over first.
+    fn sacrifices(&self, lines: u64, out: &mut [u8; 64]) -> usize {
         let mut keyed = [(0u8, 0u32, 0u8); 64];
         let mut n = 0;
         let mut free = self.geo.full & !lines;
@@ -264,7 +305,10 @@ impl<'a> Solver<'a> {
         while free != 0 {
             let line = free.trailing_zeros() as usize;
             free &= free - 1;
-            if self.redundant_opening(line, &component, long, &mut opened) {
+            let safe = self.geo.line_boxes[line]
+                .iter()
+                .all(|&b| b == NO_BOX || self.geo.sides(lines, b as usize) < 2);
+            if safe || self.redundant_opening(line, &component, long, &mut opened) {
                 continue;
             }
             let history = u32::MAX - self.history[line];
