@@ -11,7 +11,13 @@
 //! completed boxes: which player took which box is not recorded in the
 //! lines, but every box drawn closed was scored by someone.
 //!
-//! [`solver`] holds the exact solver used by [`Game::solve`].
+//! [`solver`] holds the exact solver. [`Game::solve`] tries it only when at
+//! most 28 lines are left (or the board has at most 24 lines, 3×3 and
+//! smaller), where it takes well under a second, and gives up (`None`) when
+//! the budget expires. Measured (release, this 2-core machine): 3×3 from
+//! the empty board 0.25 s for the value and every optimal move; 4×4 with 30
+//! lines left about 1 s, with 32 left about 14 s; 4×4 from empty is out of
+//! reach (not finished in 25 minutes).
 
 pub mod geometry;
 pub mod solver;
