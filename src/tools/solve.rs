@@ -66,12 +66,17 @@ fn solve_dots(game: Dots, progress: bool, out: &mut dyn Write) -> Result<(), Str
         bar
     });
     let started = Instant::now();
-    let solved = game.solve_all(None);
+    let solved = game.solve_all_counted(None);
     if let Some(bar) = spinner {
         bar.finish_and_clear();
-        eprintln!("solved in {:.3} s", started.elapsed().as_secs_f64());
+        if let Some((_, _, nodes)) = &solved {
+            eprintln!(
+                "solved in {:.3} s, {nodes} nodes",
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
-    let (margin, best) = solved.ok_or("the solver gave up")?;
+    let (margin, best, _) = solved.ok_or("the solver gave up")?;
     let best: Vec<String> = best.iter().map(|&m| game.move_to_string(m)).collect();
     writeln!(out, "margin {}", margin_x(margin)).map_err(io_error)?;
     writeln!(out, "best {}", best.join(" ")).map_err(io_error)

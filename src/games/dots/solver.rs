@@ -2,15 +2,22 @@
 //! side to move gets with best play. That value depends only on the drawn
 //! lines, so scores already made never enter the search.
 //!
-//! Alpha-beta (negamax, fail-soft) with:
-//! - a transposition table keyed by the lines up to board symmetry, storing
-//!   lower and upper bounds;
-//! - the capture reduction of Barker & Korf (2012): when a box can be taken,
+//! MTD(f)-style null-window alpha-beta (negamax, fail-soft) with:
+//! - a transposition table (two-slot buckets, deeper entries kept) keyed by
+//!   the lines up to board symmetry (4 for rectangles, 8 for squares),
+//!   storing lower and upper bounds;
+//! - the capture rule of Barker & Korf (2012): when a box can be taken,
 //!   taking it is optimal unless it starts the last two boxes of a chain or
 //!   the last four of an opened loop; there only "take" and the
-//!   double-dealing decline (draw the far line of the next box) are tried;
-//! - move ordering: lines that give nothing away first, then the
-//!   sacrifices that hand over the fewest boxes at once.
+//!   double-dealing decline (draw the far line of the next box) are tried,
+//!   and with several such chain ends the decline is left to the last one;
+//! - move reductions: opening a long chain or a loop is tried at one line
+//!   only, the two ends of a short chain count as one option;
+//! - move ordering: safe lines first (by a history heuristic), then the
+//!   sacrifices that hand over the fewest boxes; the sacrifices and their
+//!   chain analysis are only generated when no safe line cut off.
+//!
+//! Every reduction is checked against plain minimax in `tests/dots.rs`.
 
 use super::geometry::{Geometry, NO_BOX};
 use crate::game::SolveBudget;
@@ -25,6 +32,9 @@ enum Captures {
     /// End of a chain or loop: take with the first line, or decline with the
     /// second (which completes nothing).
     Choice(usize, usize),
+    /// Several chain ends: take at any one of them first (each line takes
+    /// one box); the decline is decided at the last one.
+    Several([usize; 8], usize),
 }
 
 /// One transposition table slot.
@@ -34,6 +44,8 @@ struct Entry {
     key: u64,
     lower: i8,
     upper: i8,
+    /// Undrawn lines: entries nearer the root are worth more.
+    depth: u8,
 }
 
 /// A solver for one board size, keeping its table between calls.
@@ -45,6 +57,8 @@ pub struct Solver<'a> {
     pub nodes: u64,
     budget: Option<&'a SolveBudget<'a>>,
     aborted: bool,
+    /// History heuristic: how often each line caused a cutoff.
+    history: [u32; 64],
 }
 
 impl<'a> Solver<'a> {
@@ -63,20 +77,32 @@ impl<'a> Solver<'a> {
             nodes: 0,
             budget,
             aborted: false,
+            history: [0; 64],
         }
     }
 
     /// A table size suited to a position with `empty` undrawn lines.
     pub fn log_size_for(empty: u32) -> u32 {
-        empty.saturating_sub(6).clamp(10, 23)
+        empty.saturating_sub(5).clamp(12, 24)
     }
 
     /// The exact value of the remaining boxes for the side to move, or
     /// `None` when the budget ran out.
     pub fn value(&mut self, lines: u64) -> Option<i32> {
-        let remaining = self.remaining(lines);
-        let v = self.search(lines, -remaining, remaining);
-        (!self.aborted).then_some(v)
+        // MTD(f)-style: null-window tests narrow [lower, upper] to the value;
+        // they prune far more than one full-window search.
+        let (mut lower, mut upper) = (-self.remaining(lines), self.remaining(lines));
+        let mut guess = 0;
+        while lower < upper && !self.aborted {
+            let beta = if guess == lower { guess + 1 } else { guess };
+            guess = self.search(lines, beta - 1, beta);
+            if guess < beta {
+                upper = guess;
+            } else {
+                lower = guess;
+            }
+        }
+        (!self.aborted).then_some(lower)
     }
 
     /// The exact value for the side to move of drawing `line` (including
@@ -133,6 +159,7 @@ impl<'a> Solver<'a> {
         match self.captures(lines) {
             Captures::Take(line, k) => k + self.search(lines | 1 << line, alpha - k, beta - k),
             Captures::Choice(take, decline) => self.choice(lines, take, decline, alpha, beta),
+            Captures::Several(takes, n) => self.several(lines, &takes[..n], alpha, beta),
             Captures::None => self.full_node(lines, alpha, beta),
         }
     }
@@ -148,10 +175,32 @@ impl<'a> Solver<'a> {
         taken.max(declined)
     }
 
+    /// Several chain ends: the one declined (if any) must be the last one
+    /// dealt with, so try taking first at each of them.
+    fn several(&mut self, lines: u64, takes: &[usize], alpha: i32, beta: i32) -> i32 {
+        let mut best = i32::MIN;
+        for &take in takes {
+            let a = alpha.max(best);
+            let v = 1 + self.search(lines | 1 << take, a - 1, beta - 1);
+            best = best.max(v);
+            if best >= beta {
+                break;
+            }
+        }
+        best
+    }
+
     /// A position where nothing can be taken: every line passes the turn.
     fn full_node(&mut self, lines: u64, mut alpha: i32, mut beta: i32) -> i32 {
         let key = self.geo.canonical(lines) | 1 << 63;
-        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
+        let home = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize & !1;
+        let slot = if self.table[home + 1].key == key
+            || (self.table[home].key != key && self.table[home + 1].depth < self.table[home].depth)
+        {
+            home + 1
+        } else {
+            home
+        };
         let entry = self.table[slot];
         if entry.key == key {
             let (lo, hi) = (i32::from(entry.lower), i32::from(entry.upper));
@@ -165,18 +214,22 @@ impl<'a> Solver<'a> {
             beta = beta.min(hi);
         }
         let remaining = self.remaining(lines);
+        if alpha >= remaining || beta <= -remaining {
+            return if alpha >= remaining {
+                remaining
+            } else {
+                -remaining
+            };
+        }
         let (alpha0, beta0) = (alpha, beta);
         let mut best = -remaining - 1;
         let mut moves = [0u8; 64];
-        let count = self.ordered_moves(lines, &mut moves);
-        for &line in &moves[..count] {
-            let v = -self.search(lines | 1 << line, -beta, -alpha.max(best));
-            if v > best {
-                best = v;
-                if best >= beta {
-                    break;
-                }
-            }
+        // Safe lines first; the sacrifices (and their chain analysis) are
+        // only generated when no safe line produced a cutoff.
+        let safe = self.safe_moves(lines, &mut moves);
+        if !self.try_moves(lines, &moves[..safe], alpha, beta, &mut best) {
+            let count = self.sacrifices(lines, &mut moves);
+            self.try_moves(lines, &moves[..count], alpha, beta, &mut best);
         }
         if self.aborted {
             return best;
@@ -197,27 +250,157 @@ impl<'a> Solver<'a> {
             key,
             lower: lower as i8,
             upper: upper.max(lower) as i8,
+            depth: (self.geo.full & !lines).count_ones() as u8,
         };
         best
     }
 
-    /// Undrawn lines, safe ones first, then by how many boxes they hand over
-    /// (the sides of boxes made capturable). Returns the count.
-    fn ordered_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
-        let mut keyed = [(0u8, 0u8); 64];
+    /// Searches `moves` in order, raising `best`; true on a beta cutoff.
+    fn try_moves(
+        &mut self,
+        lines: u64,
+        moves: &[u8],
+        alpha: i32,
+        beta: i32,
+        best: &mut i32,
+    ) -> bool {
+        for &line in moves {
+            let v = -self.search(lines | 1 << line, -beta, -alpha.max(*best));
+            if v > *best {
+                *best = v;
+                if v >= beta {
+                    let bonus = (moves.len() * moves.len()) as u32;
+                    self.history[line as usize] = self.history[line as usize].saturating_add(bonus);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The lines that give no box a third side, by history. Returns the count.
+    fn safe_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
+        let mut keyed = [(0u32, 0u8); 64];
         let mut n = 0;
         let mut free = self.geo.full & !lines;
         while free != 0 {
             let line = free.trailing_zeros() as usize;
             free &= free - 1;
-            keyed[n] = (self.giveaway(lines, line), line as u8);
-            n += 1;
+            let safe = self.geo.line_boxes[line]
+                .iter()
+                .all(|&b| b == NO_BOX || self.geo.sides(lines, b as usize) < 2);
+            if safe {
+                keyed[n] = (u32::MAX - self.history[line], line as u8);
+                n += 1;
+            }
         }
         keyed[..n].sort_unstable();
         for (o, &(_, line)) in out.iter_mut().zip(&keyed[..n]) {
             *o = line;
         }
         n
+    }
+
+    /// The sacrifices (lines giving a box its third side), one per
+    /// equivalent opening, the fewest boxes handed over first.
+    fn sacrifices(&self, lines: u64, out: &mut [u8; 64]) -> usize {
+        let mut keyed = [(0u8, 0u32, 0u8); 64];
+        let mut n = 0;
+        let mut free = self.geo.full & !lines;
+        let (component, long) = self.components(lines);
+        let mut opened = 0u32;
+        while free != 0 {
+            let line = free.trailing_zeros() as usize;
+            free &= free - 1;
+            let safe = self.geo.line_boxes[line]
+                .iter()
+                .all(|&b| b == NO_BOX || self.geo.sides(lines, b as usize) < 2);
+            if safe || self.redundant_opening(line, &component, long, &mut opened) {
+                continue;
+            }
+            let history = u32::MAX - self.history[line];
+            keyed[n] = (self.giveaway(lines, line), history, line as u8);
+            n += 1;
+        }
+        keyed[..n].sort_unstable();
+        for (o, &(_, _, line)) in out.iter_mut().zip(&keyed[..n]) {
+            *o = line;
+        }
+        n
+    }
+
+    /// Whether `line` opens a chain or loop in a way already covered by an
+    /// earlier line: opening a long chain (three boxes or more) or a loop
+    /// anywhere is equivalent (the opponent takes it all or all but the
+    /// last two or four), and so are the two ends of a chain of one or two
+    /// boxes (the taker's choices lead to the same lines). `opened` records
+    /// the components already opened once (by an end line for short chains).
+    fn redundant_opening(
+        &self,
+        line: usize,
+        component: &[u8; 32],
+        long: u32,
+        opened: &mut u32,
+    ) -> bool {
+        let [p, q] = self.geo.line_boxes[line];
+        let comp_of = |b: u8| {
+            (b != NO_BOX)
+                .then(|| component[b as usize])
+                .filter(|&c| c != NO_BOX)
+        };
+        let (cp, cq) = (comp_of(p), comp_of(q));
+        let Some(c) = cp.or(cq) else {
+            return false;
+        };
+        let middle = cp.is_some() && cp == cq;
+        if middle && long >> c & 1 == 0 {
+            return false; // the middle of a two-box chain: a distinct option
+        }
+        let seen = *opened >> c & 1 == 1;
+        *opened |= 1 << c;
+        seen
+    }
+
+    /// Components of two-sided boxes (each a path or a cycle): the
+    /// component of every box ([`NO_BOX`] for other boxes) and the set of
+    /// long ones (chains of three or more boxes, and loops).
+    fn components(&self, lines: u64) -> ([u8; 32], u32) {
+        let mut component = [NO_BOX; 32];
+        let mut long = 0u32;
+        let mut count = 0u8;
+        for start in 0..self.geo.boxes {
+            if component[start] != NO_BOX || self.geo.sides(lines, start) != 2 {
+                continue;
+            }
+            let (mut size, mut ends) = (0, 0);
+            let mut stack = [0u8; 32];
+            let mut top = 1;
+            stack[0] = start as u8;
+            component[start] = count;
+            while top > 0 {
+                top -= 1;
+                let b = stack[top] as usize;
+                size += 1;
+                let mut open = self.geo.box_lines[b] & !lines;
+                while open != 0 {
+                    let line = open.trailing_zeros() as usize;
+                    open &= open - 1;
+                    let n = self.other_box(line, b);
+                    if n == NO_BOX as usize || self.geo.sides(lines, n) != 2 {
+                        ends += 1;
+                    } else if component[n] == NO_BOX {
+                        component[n] = count;
+                        stack[top] = n as u8;
+                        top += 1;
+                    }
+                }
+            }
+            if size >= 3 || ends == 0 {
+                long |= 1 << count;
+            }
+            count += 1;
+        }
+        (component, long)
     }
 
     /// A rough cost of drawing `line`: 0 when safe, otherwise the length of
@@ -261,6 +444,9 @@ impl<'a> Solver<'a> {
     /// Applies the capture rule: see [`Captures`].
     fn captures(&self, lines: u64) -> Captures {
         let mut choice = Captures::None;
+        let mut takes = [0usize; 8];
+        let mut n = 0;
+        let mut distinct = false;
         for b in 0..self.geo.boxes {
             if self.geo.sides(lines, b) != 3 {
                 continue;
@@ -269,14 +455,25 @@ impl<'a> Solver<'a> {
             let take = open.trailing_zeros() as usize;
             match self.chain_end(lines, b, take) {
                 Some(decline) => {
-                    if matches!(choice, Captures::None) {
-                        choice = Captures::Choice(take, decline);
+                    match choice {
+                        Captures::None => choice = Captures::Choice(take, decline),
+                        // Both ends of one chain or loop share the decline.
+                        Captures::Choice(_, d) if d != decline => distinct = true,
+                        _ => {}
+                    }
+                    if n < takes.len() {
+                        takes[n] = take;
+                        n += 1;
                     }
                 }
                 None => return Captures::Take(take, self.geo.completes(lines, take) as i32),
             }
         }
-        choice
+        if distinct {
+            Captures::Several(takes, n)
+        } else {
+            choice
+        }
     }
 
     /// When capturable box `b` (taken with `take`) is the first of the last

@@ -1,0 +1,444 @@
+//! Dots and Boxes: notation, rules, and the exact solver checked against an
+//! independent brute-force minimax.
+
+use agon::game::{Game, GameOptions, GameState, Outcome, Player, Proven, SolveBudget};
+use agon::games::dots::{Dots, DotsOptions};
+use agon::harness::random_play;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+
+fn options(size: &str) -> DotsOptions {
+    let mut o = DotsOptions::default();
+    o.set("Size", size).expect("valid size");
+    o
+}
+
+fn pos(fen: &str) -> Dots {
+    Dots::from_fen(fen, &DotsOptions::default()).expect("valid fen")
+}
+
+fn play(game: &mut Dots, moves: &str) {
+    for m in moves.split_whitespace() {
+        let mv = game.parse_move(m).expect("valid move");
+        assert!(game.is_legal(mv), "{m} illegal");
+        game.play(mv);
+    }
+}
+
+// ---------------------------------------------------------------------
+// Independent brute force: its own line numbering from RULES.md §2.
+// ---------------------------------------------------------------------
+
+/// Boxes of an R×C board as the four line indices of each, computed
+/// directly from the position-string order.
+fn brute_boxes(r: usize, c: usize) -> Vec<[usize; 4]> {
+    let h = (r + 1) * c;
+    let mut out = Vec::new();
+    for row in 0..r {
+        for col in 0..c {
+            let bottom = row * c + col;
+            let top = bottom + c;
+            let left = h + row * (c + 1) + col;
+            out.push([bottom, top, left, left + 1]);
+        }
+    }
+    out
+}
+
+/// Net remaining boxes for the side to move, plain minimax with a memo.
+fn brute(lines: u64, n: usize, boxes: &[[usize; 4]], memo: &mut HashMap<u64, i32>) -> i32 {
+    if lines.count_ones() as usize == n {
+        return 0;
+    }
+    if let Some(&v) = memo.get(&lines) {
+        return v;
+    }
+    let full = |l: u64, b: &[usize; 4]| b.iter().all(|&i| l >> i & 1 == 1);
+    let mut best = i32::MIN;
+    for line in 0..n {
+        if lines >> line & 1 == 1 {
+            continue;
+        }
+        let after = lines | 1 << line;
+        let gained = boxes
+            .iter()
+            .filter(|b| b.contains(&line) && full(after, b))
+            .count() as i32;
+        let v = if gained > 0 {
+            gained + brute(after, n, boxes, memo)
+        } else {
+            -brute(after, n, boxes, memo)
+        };
+        best = best.max(v);
+    }
+    memo.insert(lines, best);
+    best
+}
+
+/// Brute-force final margin (side to move minus opponent) of a position.
+fn brute_margin(game: &Dots, memo: &mut HashMap<u64, i32>) -> i32 {
+    let g = game.geometry();
+    let boxes = brute_boxes(g.rows, g.cols);
+    game.score_diff() + brute(game.lines(), g.lines, &boxes, memo)
+}
+
+fn budget_free() -> AtomicBool {
+    AtomicBool::new(false)
+}
+
+#[test]
+fn start_position_and_options() {
+    let start = Dots::start(&DotsOptions::default());
+    assert_eq!(
+        start.fen(),
+        "4x4 0000000000000000000000000000000000000000 0 0 x"
+    );
+    assert_eq!(
+        Dots::start(&options("5x5")).fen(),
+        format!("5x5 {} 0 0 x", "0".repeat(60))
+    );
+    assert_eq!(Dots::start(&options("2x3")).count_moves(), 17);
+    for bad in ["0x3", "6x1", "3", "3x", "x3", "3x3x3", "3X3", "-1x2", ""] {
+        assert!(DotsOptions::default().set("Size", bad).is_err(), "{bad}");
+    }
+    assert!(DotsOptions::default().set("Sizes", "3x3").is_err());
+    // The size in a position string wins over the option.
+    let g = Dots::from_fen("1x1 0000 0 0 o", &options("5x5")).expect("fen");
+    assert_eq!(g.geometry().lines, 4);
+}
+
+#[test]
+fn move_notation() {
+    let g = Dots::start(&DotsOptions::default());
+    for (text, canonical) in [
+        ("a1b1", "a1b1"),
+        ("b1a1", "a1b1"),
+        ("a1a2", "a1a2"),
+        ("a2a1", "a1a2"),
+        ("e5e4", "e4e5"),
+        ("d5e5", "d5e5"),
+    ] {
+        let mv = g.parse_move(text).expect(text);
+        assert_eq!(g.move_to_string(mv), canonical);
+    }
+    // Line order of the position string: horizontals from rank 1 up, then
+    // verticals from the bottom box-row up.
+    assert_eq!(g.parse_move("a1b1").expect("ok").0, 0);
+    assert_eq!(g.parse_move("a2b2").expect("ok").0, 4);
+    assert_eq!(g.parse_move("a1a2").expect("ok").0, 20);
+    assert_eq!(g.parse_move("b1b2").expect("ok").0, 21);
+    assert_eq!(g.parse_move("a2a3").expect("ok").0, 25);
+    for bad in [
+        "", "a1", "a1b", "a1b1 ", " a1b1", "A1B1", "a1B1", "a1c1", "a1b2", "a1a1", "a0a1", "f1f2",
+        "a6b6", "e5f5", "a1a3", "11b1", "ab12", "a1b1c1", "é1b1", "a\u{0}b1", "aaaa",
+    ] {
+        assert!(g.parse_move(bad).is_err(), "'{bad}' accepted");
+    }
+    let mut g2 = g.clone();
+    play(&mut g2, "a1b1");
+    assert!(g2.parse_move("a1b1").is_err(), "drawn line accepted");
+    assert!(g2.parse_move("b1a1").is_err(), "drawn line accepted");
+}
+
+#[test]
+fn position_strings_rejected() {
+    let o = DotsOptions::default();
+    for bad in [
+        "",
+        "1x1 0000 0 0",
+        "1x1 0000 0 0 x extra",
+        "1x1 000 0 0 x",
+        "1x1 00000 0 0 x",
+        "1x1 0020 0 0 x",
+        "1x1 0000 0 0 y",
+        "1x1 0000 1 0 x",
+        "1x1 1111 0 0 x",
+        "1x1 1111 1 1 x",
+        "1x1 0000 -1 0 x",
+        "1x1 0000 a 0 x",
+        "6x6 0000 0 0 x",
+        "0x1 0 0 0 x",
+        "1x1 0000 99999999999999999999 0 x",
+    ] {
+        assert!(Dots::from_fen(bad, &o).is_err(), "'{bad}' accepted");
+    }
+    for good in [
+        "1x1 1111 1 0 o",
+        "1x1 1111 0 1 x",
+        "2x2 111111111111 3 1 x",
+        "1x2 1111111 1 1 o",
+    ] {
+        let g = Dots::from_fen(good, &o).expect(good);
+        assert_eq!(g.fen(), good);
+    }
+}
+
+#[test]
+fn extra_move_after_a_box() {
+    let mut g = pos("1x2 0000000 0 0 x");
+    play(&mut g, "a1b1");
+    assert_eq!(g.side_to_move(), Player::O);
+    play(&mut g, "a2b2");
+    assert_eq!(g.side_to_move(), Player::X);
+    play(&mut g, "a1a2");
+    assert_eq!(g.side_to_move(), Player::O);
+    // o completes the left box with b1b2 and moves again.
+    play(&mut g, "b1b2");
+    assert_eq!((g.side_to_move(), g.score(Player::O)), (Player::O, 1));
+    play(&mut g, "b1c1");
+    assert_eq!(g.side_to_move(), Player::X);
+    play(&mut g, "b2c2");
+    assert_eq!(g.side_to_move(), Player::O);
+    // The last line completes the right box: the game ends 1-1 and the side
+    // field keeps o, who drew the last line.
+    play(&mut g, "c1c2");
+    assert_eq!(g.fen(), "1x2 1111111 0 2 o");
+    assert_eq!(g.outcome(), Some(Outcome::Win(Player::O)));
+}
+
+#[test]
+fn one_line_completing_two_boxes() {
+    let mut g = pos("1x2 1111101 0 0 x");
+    let mv = g.parse_move("b1b2").expect("ok");
+    g.play(mv);
+    assert_eq!(g.fen(), "1x2 1111111 2 0 x");
+    assert_eq!(g.outcome(), Some(Outcome::Win(Player::X)));
+}
+
+#[test]
+fn end_conditions() {
+    assert_eq!(pos("1x2 1111111 1 1 x").outcome(), Some(Outcome::Draw));
+    assert_eq!(
+        pos("1x1 1111 0 1 x").outcome(),
+        Some(Outcome::Win(Player::O))
+    );
+    assert_eq!(pos("1x1 1110 0 0 x").outcome(), None);
+    let done = pos("2x2 111111111111 1 3 o");
+    assert_eq!(done.outcome(), Some(Outcome::Win(Player::O)));
+    assert_eq!(done.count_moves(), 0);
+    let mut moves = Vec::new();
+    done.generate_moves(&mut moves);
+    assert!(moves.is_empty());
+    let stop = budget_free();
+    let budget = SolveBudget {
+        deadline: None,
+        stop: &stop,
+    };
+    assert!(done.solve(&budget).is_none());
+}
+
+#[test]
+fn exact_values_of_small_boards_match_brute_force() {
+    let stop = budget_free();
+    let budget = SolveBudget {
+        deadline: None,
+        stop: &stop,
+    };
+    for size in ["1x1", "1x2", "2x1", "1x3", "2x2", "1x4", "2x3", "3x2"] {
+        let start = Dots::start(&options(size));
+        let mut memo = HashMap::new();
+        let expected = brute_margin(&start, &mut memo);
+        let solved = start.solve(&budget).expect("small board solved");
+        assert_eq!(solved.margin, Some(expected), "{size}");
+        let (margin, best) = start.solve_all(None).expect("solved");
+        assert_eq!(margin, expected, "{size}");
+        assert!(best.contains(&solved.best));
+        let want = match expected.signum() {
+            1 => Proven::Win(None),
+            -1 => Proven::Loss(None),
+            _ => Proven::Draw,
+        };
+        assert_eq!(solved.value, want);
+    }
+    // Known results: 1×1 is lost by 1, 2×2 won by 2 for the first player.
+    let mut memo = HashMap::new();
+    assert_eq!(brute_margin(&Dots::start(&options("1x1")), &mut memo), -1);
+    let mut memo = HashMap::new();
+    assert_eq!(brute_margin(&Dots::start(&options("2x2")), &mut memo), 2);
+}
+
+/// Plays `count` random lines from the start (policy: random).
+fn random_position(size: &str, count: usize, rng: &mut Xoshiro256PlusPlus) -> Dots {
+    let mut g = Dots::start(&options(size));
+    let mut moves = Vec::new();
+    for _ in 0..count {
+        g.generate_moves(&mut moves);
+        if moves.is_empty() {
+            break;
+        }
+        let mv = moves[rand::RngExt::random_range(rng, 0..moves.len())];
+        g.play(mv);
+    }
+    g
+}
+
+#[test]
+fn solver_matches_brute_force_on_random_positions() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    // (size, lines drawn at random first, positions)
+    for (size, drawn, count) in [
+        ("2x2", 3, 40),
+        ("2x3", 4, 40),
+        ("3x2", 6, 30),
+        ("1x5", 2, 30),
+        ("3x3", 9, 30),
+        ("2x4", 8, 30),
+        ("4x4", 24, 20),
+        ("5x5", 44, 15),
+        ("3x5", 22, 15),
+    ] {
+        for _ in 0..count {
+            let g = random_position(size, drawn, &mut rng);
+            if g.outcome().is_some() {
+                continue;
+            }
+            let mut memo = HashMap::new();
+            let expected = brute_margin(&g, &mut memo);
+            let (margin, best) = g.solve_all(None).expect("solved");
+            assert_eq!(margin, expected, "margin of {}", g.fen());
+            // Every listed move is optimal and every optimal move is listed.
+            let mut moves = Vec::new();
+            g.generate_moves(&mut moves);
+            for mv in moves {
+                let mut child = g.clone();
+                child.play(mv);
+                let value = if child.side_to_move() == g.side_to_move() {
+                    brute_margin(&child, &mut memo)
+                } else {
+                    -brute_margin(&child, &mut memo)
+                };
+                assert_eq!(
+                    best.contains(&mv),
+                    value == expected,
+                    "move {} of {}",
+                    g.move_to_string(mv),
+                    g.fen()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn solve_respects_the_budget() {
+    let stop = AtomicBool::new(true);
+    let budget = SolveBudget {
+        deadline: None,
+        stop: &stop,
+    };
+    // A 4×4 board with many lines left cannot finish with `stop` already set.
+    assert!(Dots::start(&options("4x4")).solve(&budget).is_none());
+    assert!(Dots::start(&options("3x3")).solve(&budget).is_none());
+}
+
+#[test]
+fn evaluate_and_policy_are_sensible() {
+    // The mover can take a box: evaluation positive.
+    let g = pos("1x2 1010100 0 0 x");
+    assert!(g.evaluate() > 0);
+    assert!(g.evaluate().abs() < 20_000);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut moves = Vec::new();
+    g.generate_moves(&mut moves);
+    for _ in 0..20 {
+        let mv = g.playout_move(&moves, &mut rng);
+        assert_eq!(g.move_to_string(mv), "b1b2", "takes the box");
+    }
+    // With a safe line available, the policy never hands a box over.
+    let g = pos("2x2 000000000000 0 0 x");
+    let mut g2 = g.clone();
+    play(&mut g2, "a1b1 a1a2");
+    g2.generate_moves(&mut moves);
+    for _ in 0..50 {
+        let mv = g2.playout_move(&moves, &mut rng);
+        assert_ne!(g2.move_to_string(mv), "a2b2");
+        assert_ne!(g2.move_to_string(mv), "b1b2");
+    }
+    assert!(g.baseline_move(&mut rng).is_some());
+    assert!(pos("1x1 1111 1 0 x").baseline_move(&mut rng).is_none());
+    assert!(!g.diagram().is_empty());
+}
+
+#[test]
+fn game_state_needs_no_repetition() {
+    let mut state = GameState::new(Dots::start(&options("1x1")));
+    for m in ["a1b1", "a2b2", "a1a2", "b1b2"] {
+        assert!(state.outcome().is_none());
+        let mv = state.position.parse_move(m).expect("ok");
+        state.play(mv);
+    }
+    assert_eq!(state.outcome(), Some(Outcome::Win(Player::O)));
+}
+
+#[test]
+fn random_play_invariants() {
+    for (size, games) in [
+        ("1x1", 300),
+        ("1x3", 500),
+        ("2x3", 800),
+        ("3x3", 600),
+        ("4x4", 600),
+        ("3x5", 300),
+        ("5x5", 300),
+    ] {
+        let o = options(size);
+        let stats = random_play(&Dots::start(&o), &o, games, 61, 42);
+        assert_eq!(stats.games, games);
+        assert!(
+            size == "1x1" || stats.repeated_turns > 0,
+            "{size}: extra moves"
+        );
+        assert_eq!(stats.repetitions, 0);
+    }
+}
+
+#[test]
+fn positions_file_answers() {
+    let text = include_str!("../positions/dots.txt");
+    let mut count = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let fields: Vec<&str> = line.split(';').map(str::trim).collect();
+        let g = pos(fields[0]);
+        let (margin, best) = g.solve_all(None).expect("solved");
+        let x_margin = if g.side_to_move() == Player::X {
+            margin
+        } else {
+            -margin
+        };
+        assert_eq!(format!("value {x_margin}"), fields[2], "{line}");
+        let mut best: Vec<String> = best.iter().map(|&m| g.move_to_string(m)).collect();
+        best.sort();
+        let mut want: Vec<&str> = fields[1].trim_start_matches("bm ").split(' ').collect();
+        want.sort();
+        assert_eq!(best, want, "{line}");
+        if g.empty_lines() <= 17 {
+            let mut memo = HashMap::new();
+            assert_eq!(brute_margin(&g, &mut memo), margin, "{line}");
+        }
+        count += 1;
+    }
+    assert!(count >= 15);
+}
+
+#[test]
+fn solve_tool_output() {
+    let size = [("Size".to_string(), "2x2".to_string())];
+    let mut out = Vec::new();
+    agon::tools::solve::run("dots", None, &size, false, &mut out).expect("solved");
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "margin 2\nbest a1b1 b1c1 a3b3 b3c3 a1a2 c1c2 a2a3 c2c3\n"
+    );
+    // The margin is x minus o whoever is to move.
+    let mut out = Vec::new();
+    agon::tools::solve::run("dots", Some("1x1 1110 0 0 o"), &[], false, &mut out).expect("solved");
+    assert_eq!(String::from_utf8_lossy(&out), "margin -1\nbest b1b2\n");
+    let bad = [("Size".to_string(), "9x9".to_string())];
+    assert!(agon::tools::solve::run("dots", None, &bad, false, &mut out).is_err());
+    assert!(agon::tools::solve::run("ataxx", None, &[], false, &mut out).is_err());
+}
