@@ -488,6 +488,14 @@ impl Game for Dots {
         })
     }
 
+    /// Random playouts: the policy's playouts are about five times slower
+    /// (57k against 284k per second on 4×4), and in a 20-game match at
+    /// 100 ms per move MCTS with random playouts scored 10-7-3 against MCTS
+    /// with the policy.
+    fn policy_playouts() -> bool {
+        false
+    }
+
     fn playout_move(&self, moves: &[DotsMove], rng: &mut Xoshiro256PlusPlus) -> DotsMove {
         self.policy_move(moves, rng)
     }
