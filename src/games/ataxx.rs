@@ -9,6 +9,7 @@
 //! Bitboards: bit `rank * 7 + file` (`a1` = 0, `g1` = 6, `g7` = 48), one `u64`
 //! per side plus one for the blocked squares (`-`).
 
+use super::board_text::{self, write_board};
 use crate::game::{
     Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_counter, split_fields,
     zobrist_keys,
@@ -487,29 +488,12 @@ impl Ataxx {
 
     /// Writes the board field of the position string.
     fn board_field(&self) -> String {
-        let mut out = String::new();
-        for rank in (0..SIZE).rev() {
-            let mut run = 0;
-            for file in 0..SIZE {
-                match self.square_char(rank * SIZE + file) {
-                    '.' => run += 1,
-                    c => {
-                        if run > 0 {
-                            let _ = write!(out, "{run}");
-                            run = 0;
-                        }
-                        out.push(c);
-                    }
-                }
+        write_board(SIZE, SIZE, |row, file| {
+            match self.square_char((SIZE - 1 - row) * SIZE + file) {
+                '.' => None,
+                c => Some(c),
             }
-            if run > 0 {
-                let _ = write!(out, "{run}");
-            }
-            if rank > 0 {
-                out.push('/');
-            }
-        }
-        out
+        })
     }
 
     /// `x`, `o`, `-` or `.` for an empty square.
@@ -530,59 +514,19 @@ impl Ataxx {
 /// Reads the board field: 7 ranks from the top, `/`-separated, of `x`, `o`,
 /// `-` and digit runs counting empty squares. Returns `x`, `o`, blockers.
 fn parse_board(field: &str) -> Result<([u64; 2], u64), String> {
-    let ranks: Vec<&str> = field.split('/').collect();
-    if ranks.len() != SIZE {
-        return Err(format!(
-            "board needs {SIZE} ranks separated by '/', got {}",
-            ranks.len()
-        ));
-    }
+    let rows = board_text::parse_board(field, SIZE, SIZE, "xo-")?;
     let mut pieces = [0u64; 2];
     let mut blockers = 0u64;
-    for (i, text) in ranks.iter().enumerate() {
+    for (i, row) in rows.iter().enumerate() {
         let rank = SIZE - 1 - i;
-        let mut file = 0;
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            let width = match c {
-                'x' | 'o' | '-' => 1,
-                '0'..='9' => {
-                    let mut run = c as usize - '0' as usize;
-                    while let Some(d) = chars.next_if(char::is_ascii_digit) {
-                        run = run * 10 + (d as usize - '0' as usize);
-                        if run > SIZE {
-                            break;
-                        }
-                    }
-                    if run == 0 {
-                        return Err(format!("rank {}: an empty-square count of 0", rank + 1));
-                    }
-                    run
-                }
-                _ => {
-                    return Err(format!(
-                        "rank {}: unexpected character '{c}' (board uses x, o, -, digits, /)",
-                        rank + 1
-                    ));
-                }
-            };
-            if file + width > SIZE {
-                return Err(format!("rank {} has more than {SIZE} squares", rank + 1));
-            }
+        for (file, square) in row.iter().enumerate() {
             let bit = 1u64 << (rank * SIZE + file);
-            match c {
-                'x' => pieces[0] |= bit,
-                'o' => pieces[1] |= bit,
-                '-' => blockers |= bit,
-                _ => {}
+            match square {
+                Some('x') => pieces[0] |= bit,
+                Some('o') => pieces[1] |= bit,
+                Some(_) => blockers |= bit,
+                None => {}
             }
-            file += width;
-        }
-        if file != SIZE {
-            return Err(format!(
-                "rank {} has {file} squares, needs {SIZE}",
-                rank + 1
-            ));
         }
     }
     Ok((pieces, blockers))

@@ -11,6 +11,7 @@
 //! at the top), so a single type serves both and every neighbour count is a
 //! handful of wrapping shifts and a bit-sliced adder.
 
+use super::board_text;
 use crate::game::{
     Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_counter, split_fields,
     zobrist_keys,
@@ -431,39 +432,17 @@ impl Ctor {
     }
 
     fn parse_board(field: &str) -> Result<(u8, [u128; 2]), String> {
-        let rows: Vec<&str> = field.split('/').collect();
-        let n = rows.len();
+        let n = field.split('/').count();
         if n != 8 && n != 10 {
             return Err(format!("ctor board needs 8 or 10 rows, got {n}"));
         }
+        let rows = board_text::parse_board(field, n, n, "xo")?;
         let mut chips = [0u128; 2];
         for (r, row) in rows.iter().enumerate() {
-            let mut col = 0usize;
-            let mut run = 0usize;
-            for c in row.chars().chain(std::iter::once('/')) {
-                if let Some(d) = c.to_digit(10) {
-                    run = run * 10 + d as usize;
-                    if run > n {
-                        return Err(format!("row '{row}' is too long"));
-                    }
-                    continue;
+            for (c, square) in row.iter().enumerate() {
+                if let Some(piece) = square {
+                    chips[usize::from(*piece == 'o')] |= 1u128 << (r * n + c);
                 }
-                col += run;
-                run = 0;
-                let p = match c {
-                    'x' => 0,
-                    'o' => 1,
-                    '/' => break,
-                    _ => return Err(format!("unexpected '{c}' in ctor board")),
-                };
-                if col >= n {
-                    return Err(format!("row '{row}' is too long"));
-                }
-                chips[p] |= 1u128 << (r * n + col);
-                col += 1;
-            }
-            if col != n {
-                return Err(format!("row '{row}' must describe {n} squares"));
             }
         }
         Ok((n as u8, chips))
@@ -471,33 +450,16 @@ impl Ctor {
 
     fn board_string(&self) -> String {
         let n = self.n as usize;
-        let rows: Vec<String> = (0..n)
-            .map(|r| {
-                let mut out = String::new();
-                let mut run = 0;
-                for c in 0..n {
-                    let bit = 1u128 << (r * n + c);
-                    let ch = if self.chips[0] & bit != 0 {
-                        'x'
-                    } else if self.chips[1] & bit != 0 {
-                        'o'
-                    } else {
-                        run += 1;
-                        continue;
-                    };
-                    if run > 0 {
-                        out.push_str(&run.to_string());
-                        run = 0;
-                    }
-                    out.push(ch);
-                }
-                if run > 0 {
-                    out.push_str(&run.to_string());
-                }
-                out
-            })
-            .collect();
-        rows.join("/")
+        board_text::write_board(n, n, |r, c| {
+            let bit = 1u128 << (r * n + c);
+            if self.chips[0] & bit != 0 {
+                Some('x')
+            } else if self.chips[1] & bit != 0 {
+                Some('o')
+            } else {
+                None
+            }
+        })
     }
 
     fn parse_turn_counters(field: &str) -> Result<(u8, u8, u8, u32), String> {

@@ -4,6 +4,7 @@
 use crate::game::Game;
 
 pub mod ataxx;
+pub mod board_text;
 pub mod ctor;
 pub mod dots;
 pub mod mutorere;

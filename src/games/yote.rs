@@ -8,6 +8,7 @@
 //! The board is a 30-bit bitboard per side, square = rank × 6 + file with
 //! `a1` = 0, so captures and threats are a few shifts.
 
+use super::board_text;
 use crate::game::{Game, NoOptions, Outcome, Player, parse_counter, split_fields, zobrist_keys};
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -330,75 +331,30 @@ impl Yote {
     }
 
     fn parse_board(field: &str) -> Result<[u32; 2], String> {
-        let rows: Vec<&str> = field.split('/').collect();
-        if rows.len() != RANKS {
-            return Err(format!(
-                "yote board needs {RANKS} ranks, got {}",
-                rows.len()
-            ));
-        }
+        let rows = board_text::parse_board(field, FILES, RANKS, "xo")?;
         let mut stones = [0u32; 2];
         for (i, row) in rows.iter().enumerate() {
             let rank = RANKS - 1 - i;
-            let mut file = 0usize;
-            let mut run = 0usize;
-            for c in row.chars().chain(std::iter::once('/')) {
-                if let Some(d) = c.to_digit(10) {
-                    run = run * 10 + d as usize;
-                    if run > FILES {
-                        return Err(format!("rank '{row}' is too long"));
-                    }
-                    continue;
+            for (file, square) in row.iter().enumerate() {
+                if let Some(piece) = square {
+                    stones[usize::from(*piece == 'o')] |= 1 << (rank * FILES + file);
                 }
-                file += run;
-                run = 0;
-                let p = match c {
-                    'x' => 0,
-                    'o' => 1,
-                    '/' => break,
-                    _ => return Err(format!("unexpected '{c}' in yote board")),
-                };
-                if file >= FILES {
-                    return Err(format!("rank '{row}' is too long"));
-                }
-                stones[p] |= 1 << (rank * FILES + file);
-                file += 1;
-            }
-            if file != FILES {
-                return Err(format!("rank '{row}' must describe {FILES} squares"));
             }
         }
         Ok(stones)
     }
 
     fn board_string(&self) -> String {
-        let mut out = String::new();
-        for rank in (0..RANKS).rev() {
-            let mut run = 0;
-            for file in 0..FILES {
-                let bit = 1 << (rank * FILES + file);
-                let c = if self.stones[0] & bit != 0 {
-                    'x'
-                } else if self.stones[1] & bit != 0 {
-                    'o'
-                } else {
-                    run += 1;
-                    continue;
-                };
-                if run > 0 {
-                    out.push_str(&run.to_string());
-                    run = 0;
-                }
-                out.push(c);
+        board_text::write_board(FILES, RANKS, |row, file| {
+            let bit = 1 << ((RANKS - 1 - row) * FILES + file);
+            if self.stones[0] & bit != 0 {
+                Some('x')
+            } else if self.stones[1] & bit != 0 {
+                Some('o')
+            } else {
+                None
             }
-            if run > 0 {
-                out.push_str(&run.to_string());
-            }
-            if rank > 0 {
-                out.push('/');
-            }
-        }
-        out
+        })
     }
 
     /// Whether a move is a capture.
