@@ -1,6 +1,6 @@
 //! The `agon` command line: the protocol engine by default, plus tools.
 
-use agon::game::{Game, GameOptions};
+use agon::game::Game;
 use agon::games::{GameVisitor, visit_game};
 use agon::protocol::{self, output::Output};
 use agon::tools::analyse;
@@ -257,19 +257,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Builds a game's options from name/value pairs and its position from an
-/// optional position string. Options the game does not have are an error.
-fn build_position<G: Game>(fen: Option<&str>, pairs: &[(String, String)]) -> Result<G, String> {
-    let mut options = G::Options::default();
-    for (name, value) in pairs {
-        options.set(name, value)?;
-    }
-    match fen {
-        Some(fen) => G::from_fen(fen, &options),
-        None => Ok(G::start(&options)),
-    }
-}
-
 struct PerftCommand {
     position: PositionArgs,
     depth: u32,
@@ -279,7 +266,8 @@ struct PerftCommand {
 impl GameVisitor for PerftCommand {
     type Output = Result<(), String>;
     fn visit<G: Game>(self) -> Result<(), String> {
-        let position: G = build_position(self.position.fen.as_deref(), &self.position.options())?;
+        let position: G =
+            tools::position_from(self.position.fen.as_deref(), &self.position.options())?;
         let start = Instant::now();
         let total = if self.divide {
             let split = perft::divide(&position, self.depth);

@@ -5,6 +5,7 @@
 use agon::game::{Game, GameOptions, GameState, Outcome, Player};
 use agon::games::ataxx::{Ataxx, AtaxxMove, AtaxxOptions, NoMoveRule, RuleSet};
 use agon::harness::random_play;
+use agon::tools::perft::perft;
 
 const START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
 
@@ -45,26 +46,6 @@ fn moves_text(position: &Ataxx) -> Vec<String> {
     let mut moves = Vec::new();
     position.generate_moves(&mut moves);
     moves.iter().map(|&m| position.move_to_string(m)).collect()
-}
-
-/// Leaf count: bulk counting at depth 1, as the engine's perft does.
-fn perft(position: &Ataxx, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    if depth == 1 {
-        return position.count_moves();
-    }
-    let mut moves = Vec::new();
-    position.generate_moves(&mut moves);
-    moves
-        .iter()
-        .map(|&mv| {
-            let mut child = position.clone();
-            child.play(mv);
-            perft(&child, depth - 1)
-        })
-        .sum()
 }
 
 fn assert_perft(fen: &str, options: AtaxxOptions, expected: &[u64]) {

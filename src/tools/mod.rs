@@ -7,3 +7,23 @@ pub mod matches;
 pub mod perft;
 pub mod positions;
 pub mod solve;
+
+use crate::game::{Game, GameOptions};
+
+/// Builds a game's options from UGI name/value pairs and its position from
+/// an optional position string (the start position by default), as the
+/// command-line tools take them. An option the game does not have is an
+/// error.
+pub fn position_from<G: Game>(
+    fen: Option<&str>,
+    options: &[(String, String)],
+) -> Result<G, String> {
+    let mut game_options = G::Options::default();
+    for (name, value) in options {
+        game_options.set(name, value)?;
+    }
+    match fen {
+        Some(fen) => G::from_fen(fen, &game_options),
+        None => Ok(G::start(&game_options)),
+    }
+}

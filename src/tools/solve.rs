@@ -1,7 +1,8 @@
 //! `agon solve`: the exact value and every optimal move of a position, for
 //! the games with a perfect-play oracle (Dots and Boxes, Mū Tōrere).
 
-use crate::game::{Game, GameOptions, Proven};
+use super::position_from;
+use crate::game::{Game, Proven};
 use crate::games::dots::Dots;
 use crate::games::mutorere::{self, MuTorere};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -22,23 +23,11 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<(), String> {
     match game.to_ascii_lowercase().as_str() {
-        "dots" => solve_dots(position::<Dots>(fen, options)?, progress, out),
-        "mutorere" => solve_mutorere(&position::<MuTorere>(fen, options)?, out),
+        "dots" => solve_dots(position_from::<Dots>(fen, options)?, progress, out),
+        "mutorere" => solve_mutorere(&position_from::<MuTorere>(fen, options)?, out),
         _ => Err(format!(
             "no exact solver for game '{game}' (solve works for dots and mutorere)"
         )),
-    }
-}
-
-/// Applies the options and reads the position (start position by default).
-fn position<G: Game>(fen: Option<&str>, options: &[(String, String)]) -> Result<G, String> {
-    let mut opts = G::Options::default();
-    for (name, value) in options {
-        opts.set(name, value)?;
-    }
-    match fen {
-        Some(fen) => G::from_fen(fen, &opts),
-        None => Ok(G::start(&opts)),
     }
 }
 
