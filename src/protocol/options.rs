@@ -2,6 +2,7 @@
 //! threads, which search to use, and time reserved for communication.
 
 use crate::game::{OptionKind, OptionSpec};
+use crate::search::mcts::{MctsConfig, Parallel};
 
 /// Which search `go` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +92,8 @@ pub struct EngineOptions {
     pub playout: PlayoutChoice,
     /// MCTS exploration constant, in hundredths.
     pub exploration_centi: u32,
+    /// How MCTS threads share the work.
+    pub parallel: Parallel,
 }
 
 impl Default for EngineOptions {
@@ -102,6 +105,7 @@ impl Default for EngineOptions {
             move_overhead_ms: 20,
             playout: PlayoutChoice::Auto,
             exploration_centi: 100,
+            parallel: MctsConfig::default().parallel,
         }
     }
 }
@@ -143,6 +147,11 @@ impl EngineOptions {
                 default: defaults.playout.name().into(),
             },
             OptionSpec {
+                name: "Parallel",
+                kind: OptionKind::Combo(vec!["tree", "root"]),
+                default: parallel_name(defaults.parallel).into(),
+            },
+            OptionSpec {
                 name: "Exploration",
                 kind: OptionKind::Spin { min: 1, max: 1000 },
                 default: defaults.exploration_centi.to_string(),
@@ -161,12 +170,30 @@ impl EngineOptions {
                 self.move_overhead_ms = parse_spin("MoveOverhead", value, 0, 5000)? as u64
             }
             "playout" => self.playout = PlayoutChoice::parse(value)?,
+            "parallel" => self.parallel = parse_parallel(value)?,
             "exploration" => {
                 self.exploration_centi = parse_spin("Exploration", value, 1, 1000)? as u32
             }
             _ => return Ok(false),
         }
         Ok(true)
+    }
+}
+
+/// The option value naming an MCTS parallel scheme.
+pub fn parallel_name(parallel: Parallel) -> &'static str {
+    match parallel {
+        Parallel::Tree => "tree",
+        Parallel::Root => "root",
+    }
+}
+
+/// Reads the `Parallel` option value.
+pub fn parse_parallel(value: &str) -> Result<Parallel, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "tree" => Ok(Parallel::Tree),
+        "root" => Ok(Parallel::Root),
+        _ => Err(format!("Parallel must be tree or root, not '{value}'")),
     }
 }
 

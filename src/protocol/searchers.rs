@@ -186,6 +186,7 @@ fn mcts_config<G: Game>(options: &EngineOptions) -> MctsConfig {
         },
         threads: options.threads,
         memory_bytes: options.hash_mb << 20,
+        parallel: options.parallel,
         ..MctsConfig::default()
     }
 }

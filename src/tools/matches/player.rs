@@ -130,6 +130,7 @@ impl<G: Game> Builtin<G> {
             move_overhead_ms: BUILTIN_OVERHEAD_MS,
             playout: self.spec.playout,
             exploration_centi: self.spec.exploration_centi,
+            parallel: self.spec.parallel,
         }
     }
 

@@ -4,13 +4,14 @@
 //!   `search=auto|alphabeta|mcts` (as the engine's `Search` option: auto
 //!   is perfect play where the game knows it, else the game's better search), `depth=N`,
 //!   `nodes=N`, `threads=N`, `hash=MB`, `playout=auto|random|policy`,
-//!   `exploration=N` (MCTS, as the UGI options), `player=engine|baseline|random`,
+//!   `exploration=N`, `parallel=tree|root` (MCTS, as the UGI options), `player=engine|baseline|random`,
 //!   `name=TEXT` (the name printed in results).
 //! - `ugi:<command line>` / `uai:<command line>`: an external engine started
 //!   as a process and driven over UGI or UAI. The command line is split on
 //!   spaces; single or double quotes keep spaces inside one argument.
 
-use crate::protocol::options::{EngineOptions, PlayoutChoice, SearchChoice};
+use crate::protocol::options::{EngineOptions, PlayoutChoice, SearchChoice, parse_parallel};
+use crate::search::mcts::Parallel;
 
 /// What kind of built-in player moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +44,8 @@ pub struct BuiltinSpec {
     pub playout: PlayoutChoice,
     /// MCTS exploration constant × 100.
     pub exploration_centi: u32,
+    /// How MCTS threads share the work.
+    pub parallel: Parallel,
 }
 
 impl Default for BuiltinSpec {
@@ -56,6 +59,7 @@ impl Default for BuiltinSpec {
             hash_mb: 16,
             playout: PlayoutChoice::Auto,
             exploration_centi: EngineOptions::default().exploration_centi,
+            parallel: EngineOptions::default().parallel,
         }
     }
 }
@@ -199,10 +203,11 @@ fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String>
         "threads" => spec.threads = number::<usize>(key, value)?.clamp(1, 256),
         "hash" => spec.hash_mb = number::<usize>(key, value)?.clamp(1, 65_536),
         "playout" => spec.playout = PlayoutChoice::parse(value)?,
+        "parallel" => spec.parallel = parse_parallel(value)?,
         "exploration" => spec.exploration_centi = number::<u32>(key, value)?.clamp(1, 1000),
         _ => {
             return Err(format!(
-                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, player, name)"
+                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, player, name)"
             ));
         }
     }
