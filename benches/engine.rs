@@ -1,5 +1,6 @@
-//! Criterion benchmarks over every registered game: perft (move generation)
-//! and alpha-beta nodes per second on the bench positions.
+//! Criterion benchmarks over every registered game: perft (move generation),
+//! alpha-beta nodes per second on the bench positions, and MCTS playouts per
+//! second from the start position (random and policy playouts).
 //!
 //! `cargo bench --bench engine`; figures belong in issue notes, not tests.
 
@@ -7,10 +8,13 @@ use agon::game::{Game, GameState};
 use agon::games::{GAME_NAMES, GameVisitor, visit_game};
 use agon::search::Limits;
 use agon::search::alphabeta::AlphaBeta;
+use agon::search::mcts::{Mcts, MctsConfig, Playout};
 use agon::tools::bench::bench_positions;
 use agon::tools::perft::perft;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
+/// Playouts per MCTS benchmark search (from the start position).
+const PLAYOUTS: u64 = 2_000;
 /// Nodes per alpha-beta benchmark search.
 const SEARCH_NODES: u64 = 50_000;
 
@@ -57,6 +61,37 @@ impl GameVisitor for SearchBench<'_> {
     }
 }
 
+struct PlayoutBench<'a>(&'a mut Criterion);
+
+impl GameVisitor for PlayoutBench<'_> {
+    type Output = ();
+    fn visit<G: Game>(self) {
+        let start = GameState::new(G::start(&G::Options::default()));
+        let mut group = self.0.benchmark_group(format!("mcts/{}", G::NAME));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(PLAYOUTS));
+        for (name, playout) in [("random", Playout::Random), ("policy", Playout::Policy)] {
+            group.bench_function(format!("{name} playouts, 1 thread"), |b| {
+                b.iter(|| {
+                    let config = MctsConfig {
+                        playout,
+                        memory_bytes: 16 << 20,
+                        ..MctsConfig::default()
+                    };
+                    Mcts::<G>::new(config).search(&start, &Limits::nodes(PLAYOUTS), &mut |_| {})
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+fn playout_benches(c: &mut Criterion) {
+    for name in GAME_NAMES {
+        let _ = visit_game(name, PlayoutBench(c));
+    }
+}
+
 fn perft_benches(c: &mut Criterion) {
     for name in GAME_NAMES {
         let _ = visit_game(name, PerftBench(c));
@@ -69,5 +104,5 @@ fn search_benches(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, perft_benches, search_benches);
+criterion_group!(benches, perft_benches, search_benches, playout_benches);
 criterion_main!(benches);

@@ -6,6 +6,7 @@ use agon::game::{Game, GameOptions, GameState, Outcome, Player};
 use agon::games::ataxx::{Ataxx, AtaxxMove, AtaxxOptions, NoMoveRule, RuleSet};
 use agon::harness::random_play;
 use agon::tools::perft::perft;
+use agon::tools::positions::parse_positions;
 
 const START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
 
@@ -79,58 +80,31 @@ fn perft_start_seed_equals_standard_at_low_depth() {
     assert_perft(START, seed_pass(), &[1, 16, 256, 6460, 155888]);
 }
 
-/// Figures from libataxx (kz04px/libataxx, its `perft` example built with
-/// g++ -O3 and run on each FEN). libataxx's perft returns 1 at depth 0 even
-/// in a finished position and 0 at any higher depth: a finished position
-/// (neither side can move, full board included; a side without pieces;
-/// counter ≥ 100) has no moves, and a blocked side alone gets exactly the
-/// pass `0000`. Standard rules here do the same.
-const LIBATAXX: &[(&str, &[u64])] = &[
-    (
-        "x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1",
-        &[1, 14, 196, 4184, 86528, 2266352],
-    ),
-    (
-        "x5o/7/2-1-2/3-3/2-1-2/7/o5x o 0 1",
-        &[1, 14, 196, 4100, 83104, 2114588],
-    ),
-    (
-        "x5o/7/3-3/2-1-2/3-3/7/o5x x 0 1",
-        &[1, 16, 256, 5948, 133264],
-    ),
-    ("7/7/7/2x1o2/7/7/7 x 0 1", &[1, 23, 419, 7887, 168317]),
-    // x is blocked at once and must pass.
-    (
-        "7/7/7/7/ooooooo/ooooooo/xxxxxxx x 0 1",
-        &[1, 1, 75, 249, 14270, 452980],
-    ),
-    // Games end inside the tree (rank 1 fills up).
-    ("7/7/7/7/-------/-------/x5o x 0 1", &[1, 2, 4, 13, 30, 73]),
-    // The 100 counter ends lines inside the tree.
-    ("x5o/7/7/7/7/7/o5x x 98 1", &[1, 16, 256, 3896, 94624]),
-    // Midgame positions with blockers.
-    (
-        "x1o1-2/2xo3/1-oox2/o2x2o/3-1xx/x1o4/oo3-x o 12 17",
-        &[1, 80, 4138, 309566],
-    ),
-    (
-        "xxxoooo/xoxoxox/ooxx-xo/xo-1-ox/oxox1xo/xxxooo1/ooxxoo1 x 3 40",
-        &[1, 19, 320, 5238, 77387],
-    ),
-    (
-        "x-1-o2/-1-1-1-/1-1-1-1/-1-1-1-/1-1-1-1/-1-1-1-/o1-1-1x x 0 1",
-        &[1, 8, 94, 1127, 15821],
-    ),
-    // Finished positions: no pieces at all, counter at 100.
-    ("7/7/7/7/7/7/7 x 0 1", &[1, 0, 0, 0]),
-    ("x5o/7/7/7/7/7/o5x o 100 1", &[1, 0, 0, 0]),
-];
+/// The perft suite `positions/perft-ataxx.txt` (libataxx's figures); depth 6
+/// of the start position is left to `agon perft`, as a benchmark.
+const PERFT_SUITE: &str = include_str!("../positions/perft-ataxx.txt");
 
 #[test]
 fn perft_matches_libataxx_under_standard_rules() {
-    for (fen, expected) in LIBATAXX {
-        assert_perft(fen, standard(), expected);
+    let mut checked = 0;
+    for line in parse_positions(PERFT_SUITE) {
+        let line = line.expect("well-formed suite line");
+        let position = position(&line.fen, standard());
+        for depth in 1..=5u32 {
+            let Some([count]) = line.operation(&format!("D{depth}")) else {
+                continue;
+            };
+            let expected: u64 = count.parse().expect("a leaf count");
+            assert_eq!(
+                perft(&position, depth),
+                expected,
+                "{} depth {depth}",
+                line.fen
+            );
+            checked += 1;
+        }
     }
+    assert!(checked >= 50, "the suite was read: {checked} counts");
 }
 
 // ---------------------------------------------------------------- notation
