@@ -91,7 +91,7 @@ fn perft_matches_libataxx_under_standard_rules() {
         let line = line.expect("well-formed suite line");
         let position = position(&line.fen, standard());
         for depth in 1..=5u32 {
-            let Some([count]) = line.operation(&format!("D{depth}")) else {
+            let Some([count]) = line.operation(&format!("d{depth}")) else {
                 continue;
             };
             let expected: u64 = count.parse().expect("a leaf count");
