@@ -5,7 +5,8 @@
 //!
 //! - `bm <moves>`: the best move found must be one of these;
 //! - `am <moves>`: the best move found must be none of these;
-//! - `value win|loss|draw|<margin>`: the exact result for the side to move
+//! - `value win [plies]|loss [plies]|draw|<margin>`: the exact result for
+//!   the side to move (with the plies to the end when given)
 //!   (a margin is the final score difference, side to move minus opponent,
 //!   for games decided by count that have an exact solver);
 //! - `id <name>`: a name for the position in the output;
@@ -22,7 +23,7 @@ use crate::game::{Game, GameOptions, GameState, Proven};
 use crate::games::{GameVisitor, visit_game};
 use crate::protocol::options::{EngineOptions, SearchChoice};
 use crate::protocol::searchers::Searchers;
-use crate::search::{Limits, is_proven, score_text};
+use crate::search::{Limits, MATE, is_proven, score_text};
 use crate::tools::positions::{PositionLine, parse_positions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
@@ -193,8 +194,10 @@ pub fn summary_lines(summary: &AnalyseSummary, json: bool) -> Vec<String> {
 /// The expected result of a `value` check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Expected {
-    Win,
-    Loss,
+    /// A win, in this many plies when given.
+    Win(Option<u32>),
+    /// A loss, in this many plies when given.
+    Loss(Option<u32>),
     Draw,
     Margin(i32),
 }
@@ -442,21 +445,35 @@ fn read_checks<G: Game>(position: &G, line: &PositionLine) -> Result<Checks<G::M
     };
     let value = match line.operation("value") {
         None => None,
-        Some([word]) => Some(match word.as_str() {
-            "win" => Expected::Win,
-            "loss" => Expected::Loss,
-            "draw" => Expected::Draw,
-            other => Expected::Margin(other.parse().map_err(|_| {
-                format!("value must be win, loss, draw or a margin, not '{other}'")
-            })?),
-        }),
-        Some(_) => return Err("value needs exactly one word".into()),
+        Some(words) => Some(parse_expected(words)?),
     };
     Ok(Checks {
         best: moves("bm")?,
         avoid: moves("am")?,
         value,
     })
+}
+
+/// Reads a `value` operation: `win [plies]`, `loss [plies]`, `draw` or a
+/// margin.
+fn parse_expected(words: &[String]) -> Result<Expected, String> {
+    let plies = |text: &String| {
+        text.parse::<u32>()
+            .map_err(|_| format!("value plies must be a number, not '{text}'"))
+    };
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["win"] => Ok(Expected::Win(None)),
+        ["loss"] => Ok(Expected::Loss(None)),
+        ["win", n] => Ok(Expected::Win(Some(plies(&n.to_string())?))),
+        ["loss", n] => Ok(Expected::Loss(Some(plies(&n.to_string())?))),
+        ["draw"] => Ok(Expected::Draw),
+        [other] => other
+            .parse()
+            .map(Expected::Margin)
+            .map_err(|_| format!("value must be win, loss, draw or a margin, not '{other}'")),
+        _ => Err("value must be 'win [plies]', 'loss [plies]', 'draw' or a margin".into()),
+    }
 }
 
 /// Judges the checks against what the analysis found.
@@ -501,9 +518,18 @@ fn judge_value(expected: Expected, finding: &Finding) -> (String, bool) {
         || (finding.proven.is_none() && is_proven(score) && score > 0);
     let proven_loss = matches!(finding.proven, Some(Proven::Loss(_)))
         || (finding.proven.is_none() && is_proven(score) && score < 0);
+    // Plies to the end of a proven result: the oracle's, else the mate score's.
+    let plies = match finding.proven {
+        Some(Proven::Win(plies) | Proven::Loss(plies)) => plies,
+        _ => is_proven(score).then(|| (MATE - score.abs()) as u32),
+    };
+    let with_plies = |word: &str, wanted: Option<u32>, proven: bool| match wanted {
+        None => (word.to_owned(), proven),
+        Some(n) => (format!("{word} {n}"), proven && plies == Some(n)),
+    };
     match expected {
-        Expected::Win => ("win".into(), proven_win),
-        Expected::Loss => ("loss".into(), proven_loss),
+        Expected::Win(wanted) => with_plies("win", wanted, proven_win),
+        Expected::Loss(wanted) => with_plies("loss", wanted, proven_loss),
         Expected::Draw => (
             "draw".into(),
             match finding.proven {
