@@ -354,6 +354,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         true
     }
 
+    /// The result when a game is stopped before its end (a match's ply
+    /// limit): games decided by count are decided by the current count, the
+    /// others are drawn.
+    fn adjudicate(&self) -> Outcome {
+        Outcome::Draw
+    }
+
     /// The built-in baseline player (`agon:player=baseline` in matches), a
     /// weak but sensible opponent such as the seed websites' computer
     /// players. `None` when the game has none; it then plays uniformly at

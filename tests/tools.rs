@@ -370,6 +370,13 @@ fn ataxx_against_agon_over_uai() {
         assert_eq!(record.moves.len(), 8, "{record:?}");
         assert!(record.reason.starts_with("adjudication"), "{record:?}");
         assert_eq!(record.verify(), Ok(()));
+        // Ataxx is adjudicated by the piece count after the eight plies.
+        let mut tampered = record.clone();
+        tampered.outcome = match record.outcome {
+            Outcome::Draw => Outcome::Win(Player::X),
+            _ => Outcome::Draw,
+        };
+        assert!(tampered.verify().is_err(), "{tampered:?}");
     }
 }
 

@@ -537,6 +537,12 @@ impl Game for Ataxx {
     type Options = AtaxxOptions;
     const NAME: &'static str = "ataxx";
 
+    /// Decided by the piece count, as the rules decide every ending.
+    fn adjudicate(&self) -> Outcome {
+        let count = |p: Player| self.pieces(p).count_ones();
+        Outcome::by_count(count(Player::X), count(Player::O))
+    }
+
     fn start(options: &AtaxxOptions) -> Ataxx {
         let corner = |file: usize, rank: usize| 1u64 << (rank * SIZE + file);
         let x = corner(0, SIZE - 1) | corner(SIZE - 1, 0);

@@ -509,6 +509,11 @@ impl Game for Ctor {
     type Options = CtorOptions;
     const NAME: &'static str = "ctor";
 
+    /// Decided by the chip count, as the rules decide every ending.
+    fn adjudicate(&self) -> Outcome {
+        Outcome::by_count(self.chips[0].count_ones(), self.chips[1].count_ones())
+    }
+
     fn start(options: &CtorOptions) -> Ctor {
         let mut c = Ctor {
             n: if options.size == 10 { 10 } else { 8 },

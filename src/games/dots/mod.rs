@@ -380,6 +380,11 @@ impl Game for Dots {
             .then(|| Outcome::by_count(self.score(Player::X), self.score(Player::O)))
     }
 
+    /// Decided by the boxes scored so far.
+    fn adjudicate(&self) -> Outcome {
+        Outcome::by_count(self.score(Player::X), self.score(Player::O))
+    }
+
     fn hash(&self) -> u64 {
         self.hash
     }

@@ -116,7 +116,8 @@ pub struct MatchConfig {
     pub sprt: Option<Sprt>,
     /// Seed of the built-in players' random choices.
     pub seed: u64,
-    /// Draw by adjudication after this many plies.
+    /// Adjudicate after this many plies: by count in counting games
+    /// ([`crate::game::Game::adjudicate`]), else a draw.
     pub max_plies: Option<u32>,
     /// Show a progress bar on standard error (when it is a terminal).
     pub progress: bool,

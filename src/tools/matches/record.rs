@@ -42,6 +42,8 @@ pub struct GameRecord {
 pub const REASON_RULES: &str = "rules";
 /// Reason written for a game ended by the repetition rule.
 pub const REASON_REPETITION: &str = "repetition";
+/// How the reason of a game stopped at the ply limit starts.
+pub const REASON_ADJUDICATION: &str = "adjudication";
 
 const FIELDS: usize = 9;
 
@@ -187,6 +189,15 @@ impl GameVisitor for Verify<'_> {
                 "the record says the rules ended the game, but after its moves it is not over ({})",
                 state.position.fen()
             )),
+            None if record.reason.starts_with(REASON_ADJUDICATION)
+                && state.position.adjudicate() != record.outcome =>
+            {
+                Err(format!(
+                    "adjudication gives {} but the record says {}",
+                    state.position.adjudicate().ugi_name(),
+                    record.outcome.ugi_name()
+                ))
+            }
             _ => Ok(()),
         }
     }

@@ -5,7 +5,7 @@
 
 use super::TimeControl;
 use super::player::{Competitor, Forfeit, MoveRequest};
-use super::record::{GameRecord, REASON_REPETITION, REASON_RULES};
+use super::record::{GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES};
 use crate::game::{Game, GameState, Outcome, Player};
 use crate::search::time::GoParams;
 use std::time::{Duration, Instant};
@@ -104,9 +104,14 @@ fn run<G: Game>(
         if let Some(limit) = setup.max_plies
             && table.moves.len() >= limit as usize
         {
+            // Counting games are decided by the count, the others drawn.
+            let outcome = table.state.position.adjudicate();
             return (
-                Outcome::Draw,
-                format!("adjudication: draw at the {limit}-ply limit"),
+                outcome,
+                format!(
+                    "{REASON_ADJUDICATION}: {} at the {limit}-ply limit",
+                    outcome.ugi_name()
+                ),
             );
         }
         let side = table.state.position.side_to_move();
