@@ -4,6 +4,7 @@
 use agon::game::{Game, GameOptions, GameState, Outcome, Player};
 use agon::games::ctor::{Budget, Ctor, CtorMove, CtorOptions, budget};
 use agon::harness::random_play;
+use agon::tools::perft::perft;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -65,21 +66,6 @@ fn play(c: &mut Ctor, text: &str) {
 
 fn legal(c: &Ctor, text: &str) -> bool {
     c.parse_move(text).is_ok_and(|m| c.is_legal(m))
-}
-
-fn perft(c: &Ctor, depth: u32) -> u64 {
-    if depth == 1 {
-        return c.count_moves();
-    }
-    let mut list = Vec::new();
-    c.generate_moves(&mut list);
-    list.iter()
-        .map(|&m| {
-            let mut next = c.clone();
-            next.play(m);
-            perft(&next, depth - 1)
-        })
-        .sum()
 }
 
 #[test]

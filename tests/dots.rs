@@ -4,6 +4,7 @@
 use agon::game::{Game, GameOptions, GameState, Outcome, Player, Proven, SolveBudget};
 use agon::games::dots::{Dots, DotsOptions};
 use agon::harness::random_play;
+use agon::tools::positions::parse_positions;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::HashMap;
@@ -398,23 +399,22 @@ fn random_play_invariants() {
 fn positions_file_answers() {
     let text = include_str!("../positions/dots.txt");
     let mut count = 0;
-    for line in text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-    {
-        let fields: Vec<&str> = line.split(';').map(str::trim).collect();
-        let g = pos(fields[0]);
+    for line in parse_positions(text) {
+        let line = line.expect("well-formed suite line");
+        let g = pos(&line.fen);
+        let operand = |opcode: &str| line.operation(opcode).map(|words| words.join(" "));
+        let want_value = operand("value");
         let (margin, best) = g.solve_all(None).expect("solved");
         // Values are for the side to move, as `agon analyse` reads them.
-        assert_eq!(format!("value {margin}"), fields[2], "{line}");
+        assert_eq!(Some(margin.to_string()), want_value, "{}", line.fen);
         let mut best: Vec<String> = best.iter().map(|&m| g.move_to_string(m)).collect();
         best.sort();
-        let mut want: Vec<&str> = fields[1].trim_start_matches("bm ").split(' ').collect();
+        let mut want: Vec<String> = line.operation("bm").expect("bm").to_vec();
         want.sort();
-        assert_eq!(best, want, "{line}");
+        assert_eq!(best, want, "{}", line.fen);
         if g.empty_lines() <= 17 {
             let mut memo = HashMap::new();
-            assert_eq!(brute_margin(&g, &mut memo), margin, "{line}");
+            assert_eq!(brute_margin(&g, &mut memo), margin, "{}", line.fen);
         }
         count += 1;
     }

@@ -4,6 +4,7 @@
 use agon::game::{Game, GameState, NoOptions, Outcome, Player, Proven, SolveBudget};
 use agon::games::mutorere::MuTorere;
 use agon::harness::random_play;
+use agon::tools::positions::parse_positions;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::HashMap;
@@ -303,24 +304,23 @@ fn ply_limit_turns_a_late_win_into_a_draw() {
 fn positions_file_answers() {
     let text = include_str!("../positions/mutorere.txt");
     let mut count = 0;
-    for line in text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-    {
-        let fields: Vec<&str> = line.split(';').map(str::trim).collect();
-        let g = pos(fields[0]);
+    for line in parse_positions(text) {
+        let line = line.expect("well-formed suite line");
+        let g = pos(&line.fen);
+        let operand = |opcode: &str| line.operation(opcode).map(|words| words.join(" "));
+        let want_value = operand("value");
         let (value, best) = agon::games::mutorere::optimal_moves(&g);
         let mut best: Vec<String> = best.iter().map(|&m| g.move_to_string(m)).collect();
         best.sort();
-        let mut want: Vec<&str> = fields[1].trim_start_matches("bm ").split(' ').collect();
+        let mut want: Vec<String> = line.operation("bm").expect("bm").to_vec();
         want.sort();
-        assert_eq!(best, want, "{line}");
+        assert_eq!(best, want, "{}", line.fen);
         let text = match value {
-            Proven::Win(Some(n)) => format!("value win {n}"),
-            Proven::Loss(Some(n)) => format!("value loss {n}"),
-            _ => "value draw".to_string(),
+            Proven::Win(Some(n)) => format!("win {n}"),
+            Proven::Loss(Some(n)) => format!("loss {n}"),
+            _ => "draw".to_string(),
         };
-        assert_eq!(text, fields[2], "{line}");
+        assert_eq!(Some(text), want_value, "{}", line.fen);
         count += 1;
     }
     assert!(count >= 10);

@@ -4,6 +4,7 @@
 use agon::game::{Game, GameState, NoOptions, Outcome, Player};
 use agon::games::yote::{Yote, YoteMove};
 use agon::harness::random_play;
+use agon::tools::perft::perft;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -23,21 +24,6 @@ fn play(y: &mut Yote, text: &str) {
     let mv = y.parse_move(text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert!(y.is_legal(mv), "{text} should be legal in {}", y.fen());
     y.play(mv);
-}
-
-fn perft(y: &Yote, depth: u32) -> u64 {
-    if depth == 1 {
-        return y.count_moves();
-    }
-    let mut list = Vec::new();
-    y.generate_moves(&mut list);
-    list.iter()
-        .map(|&m| {
-            let mut next = y.clone();
-            next.play(m);
-            perft(&next, depth - 1)
-        })
-        .sum()
 }
 
 #[test]

@@ -239,38 +239,18 @@ impl<G: Game> AlphaBeta<G> {
             child.play(mv);
             let same_side = child.side_to_move() == side;
             let pushed = child.repetition_key().map(|k| self.keys.push(k)).is_some();
-            let child_window = |alpha: i32, beta: i32| Window { alpha, beta };
-            let mut score;
-            if i == 0 {
-                score = self.search_child(
-                    &child,
-                    same_side,
-                    depth - 1,
-                    ply,
-                    child_window(alpha, beta),
-                    limits,
-                );
-            } else {
-                // Principal variation search: prove the move is no better
-                // with a null window; re-search only if it might be.
-                score = self.search_child(
-                    &child,
-                    same_side,
-                    depth - 1,
-                    ply,
-                    child_window(alpha, alpha + 1),
-                    limits,
-                );
-                if score > alpha && score < beta && !self.aborted {
-                    score = self.search_child(
-                        &child,
-                        same_side,
-                        depth - 1,
-                        ply,
-                        child_window(alpha, beta),
-                        limits,
-                    );
-                }
+            // Principal variation search: the first move gets the full
+            // window; the others must prove with a null window that they are
+            // no better, and are searched again only if they might be.
+            let full = Window { alpha, beta };
+            let null = Window {
+                alpha,
+                beta: alpha + 1,
+            };
+            let first = if i == 0 { full } else { null };
+            let mut score = self.search_child(&child, same_side, depth - 1, ply, first, limits);
+            if i > 0 && score > alpha && score < beta && !self.aborted {
+                score = self.search_child(&child, same_side, depth - 1, ply, full, limits);
             }
             if pushed {
                 self.keys.pop();
