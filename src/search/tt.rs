@@ -116,22 +116,6 @@ impl<M: Copy> TranspositionTable<M> {
             generation,
         });
     }
-
-    /// Permille of the first 1000 buckets' entries written by this search
-    /// (UCI `hashfull`).
-    pub fn hashfull(&self) -> u32 {
-        let sample = self.buckets.len().min(1000);
-        let used: usize = self.buckets[..sample]
-            .iter()
-            .map(|b| {
-                b.iter()
-                    .flatten()
-                    .filter(|e| e.generation == self.generation)
-                    .count()
-            })
-            .sum();
-        (used * 1000 / (sample * BUCKET_SIZE).max(1)) as u32
-    }
 }
 
 /// The arguments of [`TranspositionTable::store`].
