@@ -52,7 +52,7 @@ impl GameVisitor for SearchBench<'_> {
         group.bench_function("bench positions", |b| {
             b.iter(|| {
                 for state in &positions {
-                    let mut search = AlphaBeta::<G>::new(16);
+                    let mut search = AlphaBeta::<G>::new(16).unwrap();
                     search.search(state, &Limits::nodes(SEARCH_NODES), &mut |_| {});
                 }
             })

@@ -35,6 +35,12 @@ impl Game for Heavy {
     type Move = NimMove;
     type Options = NimOptions;
     const NAME: &'static str = "heavy";
+    fn move_code(mv: NimMove) -> Option<u32> {
+        Nim::move_code(mv)
+    }
+    fn move_from_code(code: u32) -> Option<NimMove> {
+        Nim::move_from_code(code)
+    }
     fn start(options: &NimOptions) -> Self {
         Heavy(Nim::start(options))
     }

@@ -11,6 +11,7 @@
 //! may stay the same (Dots and Boxes after a box, CTOR within a turn), so no
 //! code may assume strict alternation.
 
+use crate::search::tuning::SearchTuning;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -337,6 +338,58 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// override it with a cheap policy where that measurably helps.
     fn playout_move(&self, moves: &[Self::Move], rng: &mut Xoshiro256PlusPlus) -> Self::Move {
         moves[rand::RngExt::random_range(rng, 0..moves.len())]
+    }
+
+    /// A compact code of `mv`, unique among the moves of any position, so
+    /// that the shared transposition table can store it in a few bits and
+    /// the history tables can index by it. `None` for a move too large to
+    /// code (it is then never stored).
+    fn move_code(mv: Self::Move) -> Option<u32>;
+
+    /// The move of a code made by [`Game::move_code`], if the code is one.
+    fn move_from_code(code: u32) -> Option<Self::Move>;
+
+    /// The position after a "null move" (the opponent to move, nothing
+    /// else changed), for null-move pruning. `None` where a null move means
+    /// nothing: inside a multi-operation turn, in games where passing is
+    /// unnatural, or when the game is over.
+    fn null_move(&self) -> Option<Self> {
+        None
+    }
+
+    /// Whether `mv` is a tactical move that quiescence search follows and
+    /// that late-move pruning never skips (a capture, a completed box).
+    fn is_noisy(&self, mv: Self::Move) -> bool {
+        let _ = mv;
+        false
+    }
+
+    /// A guess of how good `mv` is for the side to move, used to order
+    /// moves (larger first). The default plays the move and evaluates the
+    /// child from the mover's point of view; games override it with
+    /// something cheaper.
+    fn move_hint(&self, mv: Self::Move) -> i32 {
+        let mut child = self.clone();
+        child.play(mv);
+        let eval = child.evaluate();
+        if child.side_to_move() == self.side_to_move() {
+            eval
+        } else {
+            -eval
+        }
+    }
+
+    /// A key shared by every position equal to this one up to the board's
+    /// symmetries (rotations, reflections), so that tools can keep one of
+    /// each. The default, the hash, treats every position as distinct.
+    fn canonical_key(&self) -> u64 {
+        self.hash()
+    }
+
+    /// The alpha-beta parameters for this game: which prunings and
+    /// reductions run, and their margins (see [`SearchTuning`]).
+    fn search_tuning() -> SearchTuning {
+        SearchTuning::DEFAULT
     }
 
     /// The search `Search auto` uses for this game when no oracle answers.

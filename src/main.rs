@@ -75,6 +75,41 @@ enum Command {
     /// `; depth N`, `; movetime N`, `; nodes N`. The last line is
     /// `solved X/Y` over the lines that carry a check.
     Analyse(AnalyseArgs),
+    /// Write balanced opening positions for matches.
+    ///
+    /// Random plies from the start (a multi-move turn is always finished),
+    /// then a short alpha-beta search; positions whose score for the side to
+    /// move is within ±--window are kept, one of each set equal up to the
+    /// board's symmetries. Seeded: the same arguments give the same file.
+    Openings(OpeningsArgs),
+}
+
+/// Arguments of `agon openings`.
+#[derive(Args, Clone, Debug)]
+struct OpeningsArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Openings wanted.
+    #[arg(long, default_value_t = 50)]
+    count: usize,
+    /// Fewest random plies (turns) from the start.
+    #[arg(long, default_value_t = 2)]
+    min_plies: u32,
+    /// Most random plies (turns) from the start.
+    #[arg(long, default_value_t = 6)]
+    max_plies: u32,
+    /// Depth of the judging search.
+    #[arg(long, default_value_t = 6)]
+    depth: u32,
+    /// Largest absolute score kept, in centi-units (100 ≈ one piece).
+    #[arg(long, default_value_t = 100)]
+    window: i32,
+    /// Seed of the random plies.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the file here instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// Arguments of `agon match`.
@@ -247,6 +282,7 @@ fn main() -> ExitCode {
             .map_err(|e| e.to_string()),
         Some(Command::Match(args)) => run_match(&args),
         Some(Command::Analyse(args)) => run_analyse(&args),
+        Some(Command::Openings(args)) => run_openings(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -409,4 +445,49 @@ fn run_analyse(args: &AnalyseArgs) -> Result<(), String> {
     };
     let text = read_file(&args.file)?;
     analyse::run(&config, &text, &mut std::io::stdout().lock()).map(|_| ())
+}
+
+struct OpeningsCommand {
+    args: OpeningsArgs,
+}
+
+impl GameVisitor for OpeningsCommand {
+    type Output = Result<(), String>;
+    fn visit<G: Game>(self) -> Result<(), String> {
+        let args = &self.args;
+        let start: G =
+            tools::position_from(args.position.fen.as_deref(), &args.position.options())?;
+        let config = tools::openings::OpeningsConfig {
+            count: args.count,
+            min_plies: args.min_plies,
+            max_plies: args.max_plies,
+            depth: args.depth.clamp(1, agon::search::alphabeta::MAX_DEPTH),
+            window: args.window,
+            seed: args.seed,
+        };
+        let bar = if std::io::stderr().is_terminal() {
+            indicatif::ProgressBar::new(args.count as u64)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let openings =
+            tools::openings::generate(&start, &config, &mut |kept| bar.set_position(kept as u64))?;
+        bar.finish_and_clear();
+        let command: Vec<String> = std::env::args().skip(1).collect();
+        let text =
+            tools::openings::file_text(G::NAME, &format!("agon {}", command.join(" ")), &openings);
+        match &args.out {
+            Some(path) => std::fs::write(path, text)
+                .map_err(|e| format!("cannot write '{}': {e}", path.display())),
+            None => {
+                print!("{text}");
+                Ok(())
+            }
+        }
+    }
+}
+
+fn run_openings(args: &OpeningsArgs) -> Result<(), String> {
+    let command = OpeningsCommand { args: args.clone() };
+    visit_game(&args.position.game, command)?
 }

@@ -48,7 +48,7 @@ impl GameVisitor for SearchesAnswer {
     type Output = ();
     fn visit<G: Game>(self) {
         for state in bench_positions::<G>() {
-            let mut search = AlphaBeta::<G>::new(1);
+            let mut search = AlphaBeta::<G>::new(1).unwrap();
             let result = search.search(&state, &Limits::nodes(2_000), &mut |_| {});
             let best = result.best.expect("a legal move exists");
             assert!(
@@ -57,7 +57,10 @@ impl GameVisitor for SearchesAnswer {
                 G::NAME,
                 state.position.fen()
             );
-            let again = AlphaBeta::<G>::new(1).search(&state, &Limits::nodes(2_000), &mut |_| {});
+            let again =
+                AlphaBeta::<G>::new(1)
+                    .unwrap()
+                    .search(&state, &Limits::nodes(2_000), &mut |_| {});
             assert_eq!(again, result, "{}: searches are deterministic", G::NAME);
         }
     }

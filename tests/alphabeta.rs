@@ -4,6 +4,9 @@
 
 use agon::game::{Game, GameState, NoOptions, Outcome, Player};
 use agon::search::alphabeta::AlphaBeta;
+use agon::search::tuning::{
+    DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning,
+};
 use agon::search::{Limits, MATE_BOUND, is_proven};
 use std::collections::HashMap;
 
@@ -26,6 +29,26 @@ impl Game for ExtraTurnNim {
     type Move = Take;
     type Options = NoOptions;
     const NAME: &'static str = "extra-turn-nim";
+    fn move_code(mv: Take) -> Option<u32> {
+        Some((mv.heap as u32) << 8 | mv.count as u32)
+    }
+    fn move_from_code(code: u32) -> Option<Take> {
+        Some(Take {
+            heap: (code >> 8) as u8,
+            count: code as u8,
+        })
+    }
+    /// A free pass to the opponent, so that null-move pruning runs.
+    fn null_move(&self) -> Option<Self> {
+        self.outcome().is_none().then(|| ExtraTurnNim {
+            heaps: self.heaps,
+            side: self.side.other(),
+        })
+    }
+    /// Emptying a heap, so that quiescence search has work.
+    fn is_noisy(&self, mv: Take) -> bool {
+        mv.count == self.heaps[mv.heap as usize]
+    }
 
     fn start(_: &NoOptions) -> Self {
         ExtraTurnNim {
@@ -82,8 +105,11 @@ impl Game for ExtraTurnNim {
         let [a, b, c] = self.heaps;
         (a as u64) | (b as u64) << 8 | (c as u64) << 16 | (self.side as u64) << 24
     }
+    /// A deliberately misleading guess, large enough to trigger every
+    /// margin-based pruning: it must never turn into a wrong proof.
     fn evaluate(&self) -> i32 {
-        0
+        let objects: i32 = self.heaps.iter().map(|&h| h as i32).sum();
+        if objects % 2 == 1 { 700 } else { -500 }
     }
     fn parse_move(&self, text: &str) -> Result<Take, String> {
         let (heap, count) = text.split_once(':').ok_or("heap:count")?;
@@ -126,9 +152,9 @@ fn wins(position: &ExtraTurnNim, memo: &mut HashMap<ExtraTurnNim, bool>) -> bool
 
 fn all_positions() -> Vec<ExtraTurnNim> {
     let mut out = Vec::new();
-    for a in 0..=3 {
-        for b in 0..=3 {
-            for c in 0..=2 {
+    for a in 0..=5 {
+        for b in 0..=4 {
+            for c in 0..=3 {
                 for side in [Player::X, Player::O] {
                     out.push(ExtraTurnNim {
                         heaps: [a, b, c],
@@ -154,24 +180,74 @@ fn the_toy_game_really_has_extra_turns() {
     assert_eq!(state.position.side_to_move(), Player::O);
 }
 
-#[test]
-fn proven_scores_match_brute_force_with_extra_turns() {
+/// Every pruning and reduction on, with margins far smaller than the
+/// evaluation's swings, null moves unverified and quiescence.
+const AGGRESSIVE: SearchTuning = SearchTuning {
+    aspiration: Some((2, 10)),
+    reverse_futility: Some(DepthMargin {
+        max_depth: 8,
+        base: 0,
+        per_depth: 20,
+    }),
+    null_move: Some(NullMove {
+        min_depth: 2,
+        base: 2,
+        depth_divisor: 3,
+        verify_from: None,
+    }),
+    internal_reduction: Some(2),
+    late_move_reductions: Some(LateMoveReductions {
+        min_depth: 2,
+        min_moves: 1,
+        base: 1.0,
+        divisor: 1.5,
+        history_divisor: 8192,
+    }),
+    late_move_pruning: Some(LateMovePruning {
+        max_depth: 8,
+        base: 1,
+    }),
+    futility: Some(DepthMargin {
+        max_depth: 8,
+        base: 10,
+        per_depth: 10,
+    }),
+    quiescence: Some(4),
+    cheap_hints: true,
+};
+
+/// Checks every position of the toy game: the proven value equals brute
+/// force and the chosen move keeps it.
+fn check_against_brute_force(tuning: SearchTuning, threads: usize) {
     let mut memo = HashMap::new();
-    let mut search = AlphaBeta::<ExtraTurnNim>::new(1);
+    let mut search = AlphaBeta::<ExtraTurnNim>::new(1)
+        .unwrap()
+        .with_tuning(tuning);
+    search.set_threads(threads);
     let mut disagreements = Vec::new();
     for position in all_positions() {
         if position.outcome().is_some() {
             continue;
         }
         let state = GameState::new(position.clone());
-        let result = search.search(&state, &Limits::depth(20), &mut |_| {});
+        let expected = wins(&position, &mut memo);
+        // Every iteration, shallow ones included (where pruning bites),
+        // may only claim a proof that is true.
+        let mut iterations = Vec::new();
+        let result = search.search(&state, &Limits::depth(40), &mut |r| {
+            iterations.push((r.depth, r.score))
+        });
+        for &(depth, score) in &iterations {
+            if is_proven(score) && (score > 0) != expected {
+                disagreements.push(format!("{} at depth {depth}", position.fen()));
+            }
+        }
         assert!(
             is_proven(result.score),
             "{} not solved: {}",
             position.fen(),
             result.score
         );
-        let expected = wins(&position, &mut memo);
         if (result.score >= MATE_BOUND) != expected {
             disagreements.push(position.fen());
         }
@@ -196,10 +272,30 @@ fn proven_scores_match_brute_force_with_extra_turns() {
 }
 
 #[test]
+fn proven_scores_match_brute_force_with_extra_turns() {
+    check_against_brute_force(SearchTuning::PLAIN, 1);
+}
+
+#[test]
+fn default_pruning_keeps_proven_scores_exact() {
+    check_against_brute_force(SearchTuning::DEFAULT, 1);
+}
+
+#[test]
+fn aggressive_pruning_keeps_proven_scores_exact() {
+    check_against_brute_force(AGGRESSIVE, 1);
+}
+
+#[test]
+fn several_threads_keep_proven_scores_exact() {
+    check_against_brute_force(AGGRESSIVE, 3);
+}
+
+#[test]
 fn searches_are_deterministic_and_report_every_iteration() {
     let state = GameState::new(ExtraTurnNim::start(&NoOptions));
     let run = || {
-        let mut search = AlphaBeta::<ExtraTurnNim>::new(1);
+        let mut search = AlphaBeta::<ExtraTurnNim>::new(1).unwrap();
         let mut depths = Vec::new();
         let result = search.search(&state, &Limits::depth(6), &mut |r| depths.push(r.depth));
         (result, depths)
@@ -217,7 +313,7 @@ fn stop_flag_and_node_limit_end_the_search_with_a_legal_move() {
     limits
         .stop
         .store(true, std::sync::atomic::Ordering::Relaxed);
-    let mut search = AlphaBeta::<ExtraTurnNim>::new(1);
+    let mut search = AlphaBeta::<ExtraTurnNim>::new(1).unwrap();
     let result = search.search(&state, &limits, &mut |_| {});
     let best = result.best.expect("a move even when stopped at once");
     assert!(state.position.is_legal(best));

@@ -258,6 +258,12 @@ impl Game for Again {
     type Move = (u8, u8);
     type Options = NoOptions;
     const NAME: &'static str = "again";
+    fn move_code((heap, count): (u8, u8)) -> Option<u32> {
+        Some((heap as u32) << 8 | count as u32)
+    }
+    fn move_from_code(code: u32) -> Option<(u8, u8)> {
+        Some(((code >> 8) as u8, code as u8))
+    }
 
     fn start(_: &NoOptions) -> Self {
         Again {
@@ -411,6 +417,12 @@ impl Game for Race {
     type Move = bool;
     type Options = NoOptions;
     const NAME: &'static str = "race";
+    fn move_code(up: bool) -> Option<u32> {
+        Some(up as u32)
+    }
+    fn move_from_code(code: u32) -> Option<bool> {
+        (code < 2).then_some(code == 1)
+    }
 
     fn start(_: &NoOptions) -> Self {
         Race {

@@ -14,6 +14,9 @@ use crate::game::{
     Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_counter, split_fields,
     zobrist_keys,
 };
+use crate::search::tuning::{
+    DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning,
+};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Write as _;
 
@@ -225,6 +228,63 @@ impl GameOptions for AtaxxOptions {
         Ok(())
     }
 }
+
+/// Alpha-beta parameters for Ataxx (evaluation: 100 per piece). Null
+/// moves are safe here: zugzwang is rare while the board has room.
+const SEARCH_TUNING: SearchTuning = SearchTuning {
+    aspiration: Some((5, 30)),
+    reverse_futility: Some(DepthMargin {
+        max_depth: 6,
+        base: 0,
+        per_depth: 60,
+    }),
+    null_move: Some(NullMove {
+        min_depth: 3,
+        base: 2,
+        depth_divisor: 4,
+        verify_from: None,
+    }),
+    internal_reduction: Some(3),
+    late_move_reductions: Some(LateMoveReductions {
+        min_depth: 3,
+        min_moves: 2,
+        base: 0.8,
+        divisor: 2.5,
+        history_divisor: 8192,
+    }),
+    late_move_pruning: Some(LateMovePruning {
+        max_depth: 6,
+        base: 3,
+    }),
+    futility: Some(DepthMargin {
+        max_depth: 6,
+        base: 160,
+        per_depth: 80,
+    }),
+    quiescence: None,
+    cheap_hints: true,
+};
+
+/// The image of every square under the eight symmetries of the board
+/// (identity, rotations and reflections).
+static SYMMETRIES: [[u8; SQUARES]; 8] = {
+    let mut table = [[0u8; SQUARES]; 8];
+    let last = SIZE - 1;
+    let mut symmetry = 0;
+    while symmetry < 8 {
+        let mut sq = 0;
+        while sq < SQUARES {
+            let (f, r) = (sq % SIZE, sq / SIZE);
+            let (f, r) = if symmetry & 4 != 0 { (r, f) } else { (f, r) };
+            let f = if symmetry & 1 != 0 { last - f } else { f };
+            let r = if symmetry & 2 != 0 { last - r } else { r };
+            table[symmetry][sq] = (r * SIZE + f) as u8;
+            sq += 1;
+        }
+        symmetry += 1;
+    }
+    table
+};
 
 /// Square index used by the pass move.
 const PASS_SQUARE: u8 = SQUARES as u8;
@@ -536,6 +596,81 @@ impl Game for Ataxx {
     type Move = AtaxxMove;
     type Options = AtaxxOptions;
     const NAME: &'static str = "ataxx";
+
+    /// `from × 64 + to`; the pass is `49 × 64 + 49`.
+    fn move_code(mv: AtaxxMove) -> Option<u32> {
+        Some(mv.from as u32 * 64 + mv.to as u32)
+    }
+
+    fn move_from_code(code: u32) -> Option<AtaxxMove> {
+        let (from, to) = ((code / 64) as usize, (code % 64) as usize);
+        let mv = AtaxxMove {
+            from: from as u8,
+            to: to as u8,
+        };
+        let pass = from == SQUARES && to == SQUARES;
+        let on_board = from < SQUARES && to < SQUARES;
+        (pass || (on_board && (from == to || distance(from, to) == 2))).then_some(mv)
+    }
+
+    /// The opponent to move on the same board (a pass), while the game
+    /// goes on.
+    fn null_move(&self) -> Option<Ataxx> {
+        if self.outcome().is_some() {
+            return None;
+        }
+        let mut child = self.clone();
+        child.side = self.side.other();
+        child.hash ^= SIDE_KEY;
+        Some(child)
+    }
+
+    /// Clones and converting jumps: a jump that converts nothing only
+    /// leaves a hole, and is what late-move pruning may skip.
+    fn is_noisy(&self, mv: AtaxxMove) -> bool {
+        mv.is_clone() || self.conversions(mv) > 0
+    }
+
+    /// Pieces gained (two per conversion, one for a clone), in evaluation
+    /// units, minus the exposure of the hole a jump leaves next to our own
+    /// pieces.
+    fn move_hint(&self, mv: AtaxxMove) -> i32 {
+        if mv.is_pass() {
+            return 0;
+        }
+        let gained = 200 * self.conversions(mv) as i32 + if mv.is_clone() { 100 } else { 0 };
+        let hole = if mv.is_jump() {
+            let own = self.pieces[self.side.index()] & !(1u64 << mv.from());
+            30 * (NEIGHBOURS[mv.from()] & own).count_ones() as i32
+        } else {
+            0
+        };
+        gained - hole
+    }
+
+    fn search_tuning() -> SearchTuning {
+        SEARCH_TUNING
+    }
+
+    /// The smallest hash over the eight symmetries of the square board.
+    fn canonical_key(&self) -> u64 {
+        (0..8)
+            .map(|symmetry| {
+                let map =
+                    |bb: u64| squares(bb).fold(0u64, |acc, sq| acc | 1 << SYMMETRIES[symmetry][sq]);
+                let image = Ataxx::from_parts(
+                    [map(self.pieces[0]), map(self.pieces[1])],
+                    map(self.blockers),
+                    self.side,
+                    self.halfmoves,
+                    self.fullmoves,
+                    self.options,
+                );
+                image.hash
+            })
+            .min()
+            .unwrap_or(self.hash)
+    }
 
     /// Decided by the piece count, as the rules decide every ending.
     fn adjudicate(&self) -> Outcome {

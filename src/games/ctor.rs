@@ -509,6 +509,37 @@ impl Game for Ctor {
     type Options = CtorOptions;
     const NAME: &'static str = "ctor";
 
+    /// A tag (0 place, 1 move, 2 land, 3 replace, 4 end) above three
+    /// square bytes.
+    fn move_code(mv: CtorMove) -> Option<u32> {
+        let pack = |tag: u32, a: u8, b: u8, c: u8| {
+            Some(tag << 24 | (a as u32) << 16 | (b as u32) << 8 | c as u32)
+        };
+        match mv {
+            CtorMove::Place(sq) => pack(0, sq, 0, 0),
+            CtorMove::Move(from, to) => pack(1, from, to, 0),
+            CtorMove::Land(a, b, to) => pack(2, a, b, to),
+            CtorMove::Replace(sq) => pack(3, sq, 0, 0),
+            CtorMove::End => pack(4, 0, 0, 0),
+        }
+    }
+
+    fn move_from_code(code: u32) -> Option<CtorMove> {
+        let [tag, a, b, c] = code.to_be_bytes();
+        let squares = MAX_SQUARES as u8;
+        if a >= squares || b >= squares || c >= squares {
+            return None;
+        }
+        match (tag, a, b, c) {
+            (0, sq, 0, 0) => Some(CtorMove::Place(sq)),
+            (1, from, to, 0) => Some(CtorMove::Move(from, to)),
+            (2, a, b, to) => Some(CtorMove::Land(a, b, to)),
+            (3, sq, 0, 0) => Some(CtorMove::Replace(sq)),
+            (4, 0, 0, 0) => Some(CtorMove::End),
+            _ => None,
+        }
+    }
+
     /// Decided by the chip count, as the rules decide every ending.
     fn adjudicate(&self) -> Outcome {
         Outcome::by_count(self.chips[0].count_ones(), self.chips[1].count_ones())

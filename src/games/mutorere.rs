@@ -293,6 +293,19 @@ impl Game for MuTorere {
     type Options = NoOptions;
     const NAME: &'static str = "mutorere";
 
+    /// `from × 16 + to`.
+    fn move_code(mv: MtMove) -> Option<u32> {
+        Some(mv.from as u32 * 16 + mv.to as u32)
+    }
+
+    fn move_from_code(code: u32) -> Option<MtMove> {
+        let (from, to) = (code / 16, code % 16);
+        (from <= CENTRE as u32 && to <= CENTRE as u32 && from != to).then_some(MtMove {
+            from: from as u8,
+            to: to as u8,
+        })
+    }
+
     fn start(_options: &NoOptions) -> MuTorere {
         let x = Cell::Piece(Player::X);
         let o = Cell::Piece(Player::O);

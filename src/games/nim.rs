@@ -186,6 +186,20 @@ impl Game for Nim {
     type Options = NimOptions;
     const NAME: &'static str = "nim";
 
+    /// Heap in the top byte, count below; `None` for heaps past 255 or
+    /// counts of 2^24 and more.
+    fn move_code(mv: NimMove) -> Option<u32> {
+        (mv.heap < 256 && mv.count < 1 << 24).then_some(mv.heap << 24 | mv.count as u32)
+    }
+
+    fn move_from_code(code: u32) -> Option<NimMove> {
+        let count = (code & 0xFF_FFFF) as u64;
+        (count > 0).then_some(NimMove {
+            heap: code >> 24,
+            count,
+        })
+    }
+
     fn start(options: &NimOptions) -> Nim {
         Nim::new(options.heaps.clone(), Player::X, options.misere)
     }

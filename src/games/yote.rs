@@ -10,6 +10,7 @@
 
 use super::board_text;
 use crate::game::{Game, NoOptions, Outcome, Player, parse_counter, split_fields, zobrist_keys};
+use crate::search::tuning::{NullMove, SearchTuning};
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -402,6 +403,78 @@ impl Game for Yote {
     type Move = YoteMove;
     type Options = NoOptions;
     const NAME: &'static str = "yote";
+
+    /// A tag (0 drop, 1 step, 2 capture) above three square bytes.
+    fn move_code(mv: YoteMove) -> Option<u32> {
+        let pack = |tag: u32, a: u8, b: u8, c: u8| {
+            Some(tag << 24 | (a as u32) << 16 | (b as u32) << 8 | c as u32)
+        };
+        match mv {
+            YoteMove::Drop(sq) => pack(0, sq, 0, 0),
+            YoteMove::Step(from, to) => pack(1, from, to, 0),
+            YoteMove::Capture { from, to, remove } => pack(2, from, to, remove),
+        }
+    }
+
+    fn move_from_code(code: u32) -> Option<YoteMove> {
+        let [tag, a, b, c] = code.to_be_bytes();
+        match (tag, a, b, c) {
+            (0, sq, 0, 0) => Some(YoteMove::Drop(sq)),
+            (1, from, to, 0) => Some(YoteMove::Step(from, to)),
+            (2, from, to, remove) => Some(YoteMove::Capture { from, to, remove }),
+            _ => None,
+        }
+    }
+
+    /// The opponent to move, nothing else changed, while the game goes on.
+    fn null_move(&self) -> Option<Yote> {
+        if self.outcome().is_some() {
+            return None;
+        }
+        let mut child = self.clone();
+        child.side = self.side.other();
+        child.hash ^= KEYS[KEY_SIDE];
+        Some(child)
+    }
+
+    /// The smallest hash over the four reflections of the board (files,
+    /// ranks, both); the no-straight-back squares are reflected too.
+    fn canonical_key(&self) -> u64 {
+        (0..4u8)
+            .map(|symmetry| {
+                let map_sq = |sq: u8| {
+                    let (f, r) = (sq as usize % FILES, sq as usize / FILES);
+                    let f = if symmetry & 1 != 0 { FILES - 1 - f } else { f };
+                    let r = if symmetry & 2 != 0 { RANKS - 1 - r } else { r };
+                    (r * FILES + f) as u8
+                };
+                let map = |bb: u32| squares(bb).fold(0u32, |acc, sq| acc | 1 << map_sq(sq));
+                let mut image = self.clone();
+                image.stones = [map(self.stones[0]), map(self.stones[1])];
+                image.last = self.last.map(|l| l.map(|(a, b)| (map_sq(a), map_sq(b))));
+                image.hash_from_scratch()
+            })
+            .min()
+            .unwrap_or(self.hash)
+    }
+
+    /// Captures.
+    fn is_noisy(&self, mv: YoteMove) -> bool {
+        matches!(mv, YoteMove::Capture { .. })
+    }
+
+    fn search_tuning() -> SearchTuning {
+        SearchTuning {
+            null_move: Some(NullMove {
+                min_depth: 3,
+                base: 2,
+                depth_divisor: 4,
+                verify_from: Some(6),
+            }),
+            quiescence: Some(8),
+            ..SearchTuning::DEFAULT
+        }
+    }
 
     fn start(_options: &NoOptions) -> Yote {
         let mut y = Yote {

@@ -124,7 +124,9 @@ impl Engine {
             "isready" => {
                 if !self.is_searching() {
                     let options = self.options.clone();
-                    self.session_mut().prepare(&options);
+                    if let Err(message) = self.session_mut().prepare(&options) {
+                        self.out.error(&message);
+                    }
                 }
                 self.out.line("readyok");
                 Ok(())

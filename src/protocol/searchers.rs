@@ -70,15 +70,18 @@ pub enum Searchers<G: Game> {
 impl<G: Game> Searchers<G> {
     /// Allocates the memory of the search `options` choose, ahead of the
     /// first move.
-    pub fn prepare(&mut self, options: &EngineOptions) {
+    /// An allocation the system refuses is an error; the memory held
+    /// before stays.
+    pub fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
         match chosen_search::<G>(options) {
             PreferredSearch::AlphaBeta => {
-                self.alphabeta(options.hash_mb);
+                self.alphabeta(options)?;
             }
             PreferredSearch::Mcts => {
                 self.mcts(mcts_config::<G>(options));
             }
         }
+        Ok(())
     }
 
     /// Thinks about `state`: the oracle answers with `Search auto` (or
@@ -109,9 +112,7 @@ impl<G: Game> Searchers<G> {
             report(r);
         };
         let result = match chosen_search::<G>(options) {
-            PreferredSearch::AlphaBeta => self
-                .alphabeta(options.hash_mb)
-                .search(state, limits, &mut keep),
+            PreferredSearch::AlphaBeta => self.alphabeta(options)?.search(state, limits, &mut keep),
             PreferredSearch::Mcts => self
                 .mcts(mcts_config::<G>(options))
                 .search(state, limits, &mut keep),
@@ -126,16 +127,22 @@ impl<G: Game> Searchers<G> {
         })
     }
 
-    fn alphabeta(&mut self, hash_mb: usize) -> &mut AlphaBeta<G> {
+    /// The alpha-beta searcher with the options' table size and threads,
+    /// made anew when the size changed.
+    fn alphabeta(&mut self, options: &EngineOptions) -> Result<&mut AlphaBeta<G>, String> {
+        let hash_mb = options.hash_mb;
         let fits = matches!(self, Searchers::AlphaBeta { hash_mb: size, .. } if *size == hash_mb);
         if !fits {
-            *self = Searchers::AlphaBeta {
-                search: AlphaBeta::new(hash_mb),
-                hash_mb,
-            };
+            // Made before the old memory goes, so that a refused allocation
+            // leaves the engine as it was.
+            let search = AlphaBeta::new(hash_mb)?;
+            *self = Searchers::AlphaBeta { search, hash_mb };
         }
         match self {
-            Searchers::AlphaBeta { search, .. } => search,
+            Searchers::AlphaBeta { search, .. } => {
+                search.set_threads(options.threads);
+                Ok(search)
+            }
             _ => unreachable!("just made an alpha-beta searcher"),
         }
     }

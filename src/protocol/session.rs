@@ -31,7 +31,7 @@ pub trait Session: Send {
     fn new_game(&mut self);
     /// Allocates the search memory for `options` now (at `isready`), so the
     /// first `go` does not spend its time on it.
-    fn prepare(&mut self, options: &EngineOptions);
+    fn prepare(&mut self, options: &EngineOptions) -> Result<(), String>;
     /// Sets the position: `fen` or the start position, then `moves`. On
     /// error nothing changes.
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String>;
@@ -142,8 +142,8 @@ impl<G: Game> Session for GameSession<G> {
         lock(&self.searchers).clear();
     }
 
-    fn prepare(&mut self, options: &EngineOptions) {
-        lock(&self.searchers).prepare(options);
+    fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
+        lock(&self.searchers).prepare(options)
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {

@@ -6,6 +6,7 @@ pub mod alphabeta;
 pub mod mcts;
 pub mod time;
 pub mod tt;
+pub mod tuning;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,6 +63,10 @@ pub struct Limits {
     pub soft_deadline: Option<Instant>,
     /// Stop at once after this, even in the middle of an iteration.
     pub hard_deadline: Option<Instant>,
+    /// Whether the soft deadline is a plan that the search may shorten or
+    /// stretch (towards the hard deadline) by how settled its result is:
+    /// true on a clock, false for a fixed move time.
+    pub adaptive: bool,
     /// Set by `stop` (or `quit`) from the input thread.
     pub stop: Arc<AtomicBool>,
     /// When the search started.
@@ -76,6 +81,7 @@ impl Limits {
             nodes: None,
             soft_deadline: None,
             hard_deadline: None,
+            adaptive: false,
             stop: Arc::new(AtomicBool::new(false)),
             start: Instant::now(),
         }

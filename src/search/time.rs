@@ -114,6 +114,7 @@ impl GoParams {
             nodes: self.nodes,
             soft_deadline: None,
             hard_deadline: None,
+            adaptive: false,
             stop,
             start,
         };
@@ -136,6 +137,7 @@ impl GoParams {
             // With both a clock and a movetime, the tighter bound wins.
             limits.soft_deadline = min_instant(limits.soft_deadline, at(soft));
             limits.hard_deadline = min_instant(limits.hard_deadline, at(hard));
+            limits.adaptive = self.movetime.is_none();
         }
         limits
     }

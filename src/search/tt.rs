@@ -1,23 +1,32 @@
 //! The transposition table: a fixed-size hash table of search results,
-//! shared by all iterations of a search and kept between searches.
+//! shared by every search thread and kept between searches.
 //!
 //! - Size comes from the `Hash` option (MiB) and never grows.
-//! - Entries live in buckets of [`BUCKET_SIZE`]; a position can only be stored
-//!   in the bucket its key selects, so a probe looks at a handful of entries.
+//! - Lock-free: an entry is two 64-bit words, the packed data and the key
+//!   XOR-ed with that data. Threads read and write them with relaxed atomics
+//!   and no lock; a write torn by another thread leaves words that no longer
+//!   XOR to the key, so the probe sees a miss instead of a wrong result.
+//! - Entries live in buckets of [`BUCKET_SIZE`] (64 bytes, one cache line);
+//!   a position can only be stored in the bucket its key selects.
 //! - Replacement is depth-preferred with ageing: the victim in a full bucket
 //!   is the entry with the lowest `depth - AGE_WEIGHT × age`, where age counts
-//!   searches since the entry was written. Old deep results therefore
-//!   give way to fresh ones after a few moves.
+//!   searches since the entry was written.
 //! - Proven scores are stored relative to the node (distance from the node,
 //!   not from the root), so they stay correct when found again at another ply.
+//! - Moves are stored as the game's compact code
+//!   ([`crate::game::Game::move_code`]); a move without a code is not stored.
 
 use super::MATE_BOUND;
-use std::mem::size_of;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 /// Entries per bucket.
 pub const BUCKET_SIZE: usize = 4;
 /// How many plies of depth one search of age is worth when choosing a victim.
 const AGE_WEIGHT: i32 = 4;
+/// Bytes of one entry (two words).
+const ENTRY_BYTES: usize = 16;
+/// Generations wrap at this (six bits in an entry).
+const GENERATIONS: u8 = 64;
 
 /// What a stored score means relative to the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,14 +39,31 @@ pub enum Bound {
     Upper,
 }
 
-/// One stored search result.
+impl Bound {
+    fn bits(self) -> u64 {
+        match self {
+            Bound::Exact => 1,
+            Bound::Lower => 2,
+            Bound::Upper => 3,
+        }
+    }
+
+    fn from_bits(bits: u64) -> Option<Bound> {
+        match bits {
+            1 => Some(Bound::Exact),
+            2 => Some(Bound::Lower),
+            3 => Some(Bound::Upper),
+            _ => None,
+        }
+    }
+}
+
+/// One stored search result, as a probe returns it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Entry<M> {
-    /// Full 64-bit key, to tell positions of the same bucket apart.
-    pub key: u64,
-    /// Best (or refuting) move found, tried first next time.
-    pub best: Option<M>,
-    /// Score, relative to the node for proven scores.
+pub struct Entry {
+    /// Code of the best (or refuting) move found, tried first next time.
+    pub best: Option<u32>,
+    /// Score (made relative to the probing node's ply for proven scores).
     pub score: i32,
     /// Remaining depth the score was searched to.
     pub depth: i16,
@@ -47,82 +73,11 @@ pub struct Entry<M> {
     generation: u8,
 }
 
-/// A fixed-size transposition table for moves of type `M`.
-#[derive(Clone, Debug)]
-pub struct TranspositionTable<M> {
-    buckets: Vec<[Option<Entry<M>>; BUCKET_SIZE]>,
-    generation: u8,
-}
-
-impl<M: Copy> TranspositionTable<M> {
-    /// A table using about `megabytes` MiB (at least one bucket).
-    pub fn new(megabytes: usize) -> Self {
-        let bucket_bytes = size_of::<[Option<Entry<M>>; BUCKET_SIZE]>();
-        let count = (megabytes.saturating_mul(1 << 20) / bucket_bytes).max(1);
-        TranspositionTable {
-            buckets: vec![[None; BUCKET_SIZE]; count],
-            generation: 0,
-        }
-    }
-
-    /// Number of entries the table can hold.
-    pub fn capacity(&self) -> usize {
-        self.buckets.len() * BUCKET_SIZE
-    }
-
-    /// Forgets everything (`uginewgame`).
-    pub fn clear(&mut self) {
-        self.buckets.fill([None; BUCKET_SIZE]);
-        self.generation = 0;
-    }
-
-    /// Marks the start of a new search, so older entries age.
-    pub fn new_search(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
-    }
-
-    /// Maps a key to a bucket without a power-of-two size: the high half of
-    /// a 64×64-bit product is uniform over `0..len`.
-    fn bucket_index(&self, key: u64) -> usize {
-        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
-    }
-
-    /// The entry stored for `key`, with its score made relative to `ply`.
-    pub fn probe(&self, key: u64, ply: u32) -> Option<Entry<M>> {
-        let bucket = &self.buckets[self.bucket_index(key)];
-        let mut entry = bucket.iter().flatten().find(|e| e.key == key).copied()?;
-        entry.score = score_from_table(entry.score, ply);
-        Some(entry)
-    }
-
-    /// Stores a result. `score` is relative to the root; `ply` is the node's
-    /// distance from it.
-    pub fn store(&mut self, key: u64, entry: StoreArgs<M>, ply: u32) {
-        let generation = self.generation;
-        let index = self.bucket_index(key);
-        let bucket = &mut self.buckets[index];
-        let slot = choose_slot(bucket, key, generation);
-        let previous = bucket[slot];
-        // Keep the old best move when the new result has none for this key.
-        let best = entry
-            .best
-            .or_else(|| previous.filter(|p| p.key == key).and_then(|p| p.best));
-        bucket[slot] = Some(Entry {
-            key,
-            best,
-            score: score_to_table(entry.score, ply),
-            depth: entry.depth,
-            bound: entry.bound,
-            generation,
-        });
-    }
-}
-
 /// The arguments of [`TranspositionTable::store`].
 #[derive(Clone, Copy, Debug)]
-pub struct StoreArgs<M> {
-    /// Best move found, if any.
-    pub best: Option<M>,
+pub struct StoreArgs {
+    /// Code of the best move found, if any.
+    pub best: Option<u32>,
     /// Score relative to the root.
     pub score: i32,
     /// Remaining depth searched.
@@ -131,22 +86,169 @@ pub struct StoreArgs<M> {
     pub bound: Bound,
 }
 
+/// Data word layout: move code + 1 (0 = none) in bits 32–63, score in
+/// 16–31, depth in 8–15, bound in 6–7, generation in 0–5.
+fn pack(entry: &Entry) -> u64 {
+    let code = entry.best.map_or(0, |c| c as u64 + 1);
+    (code << 32)
+        | ((entry.score as i16 as u16 as u64) << 16)
+        | ((entry.depth.clamp(-128, 127) as i8 as u8 as u64) << 8)
+        | (entry.bound.bits() << 6)
+        | (entry.generation % GENERATIONS) as u64
+}
+
+fn unpack(data: u64) -> Option<Entry> {
+    let code = (data >> 32) as u32;
+    Some(Entry {
+        best: code.checked_sub(1),
+        score: (data >> 16) as u16 as i16 as i32,
+        depth: (data >> 8) as u8 as i8 as i16,
+        bound: Bound::from_bits((data >> 6) & 3)?,
+        generation: (data & 0x3F) as u8,
+    })
+}
+
+/// One slot: the data and the key XOR-ed with it (both zero when empty).
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+impl Slot {
+    /// The slot's key and entry, or `None` when empty or torn.
+    fn read(&self) -> Option<(u64, Entry)> {
+        let data = self.data.load(Ordering::Relaxed);
+        let key = self.check.load(Ordering::Relaxed) ^ data;
+        unpack(data).map(|entry| (key, entry))
+    }
+
+    fn write(&self, key: u64, entry: &Entry) {
+        let data = pack(entry);
+        self.check.store(key ^ data, Ordering::Relaxed);
+        self.data.store(data, Ordering::Relaxed);
+    }
+
+    fn clear(&self) {
+        self.check.store(0, Ordering::Relaxed);
+        self.data.store(0, Ordering::Relaxed);
+    }
+}
+
+/// A fixed-size transposition table that any number of threads share.
+pub struct TranspositionTable {
+    slots: Vec<Slot>,
+    generation: AtomicU8,
+}
+
+impl std::fmt::Debug for TranspositionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TranspositionTable({} entries)", self.capacity())
+    }
+}
+
+impl TranspositionTable {
+    /// A table using about `megabytes` MiB (at least one bucket). An
+    /// allocation the system refuses is an error, not an abort.
+    pub fn new(megabytes: usize) -> Result<Self, String> {
+        let buckets = (megabytes.saturating_mul(1 << 20) / (ENTRY_BYTES * BUCKET_SIZE)).max(1);
+        let count = buckets * BUCKET_SIZE;
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(count)
+            .map_err(|_| format!("cannot allocate a {megabytes} MiB hash table"))?;
+        slots.resize_with(count, Slot::default);
+        Ok(TranspositionTable {
+            slots,
+            generation: AtomicU8::new(0),
+        })
+    }
+
+    /// Number of entries the table can hold.
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Forgets everything (`uginewgame`).
+    pub fn clear(&self) {
+        self.slots.iter().for_each(Slot::clear);
+        self.generation.store(0, Ordering::Relaxed);
+    }
+
+    /// Marks the start of a new search, so older entries age.
+    pub fn new_search(&self) {
+        let next = (self.generation.load(Ordering::Relaxed) + 1) % GENERATIONS;
+        self.generation.store(next, Ordering::Relaxed);
+    }
+
+    /// Per mille of the first thousand entries written by this search (the
+    /// UCI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let generation = self.generation.load(Ordering::Relaxed);
+        let sample = self.slots.len().min(1000);
+        let used = self.slots[..sample]
+            .iter()
+            .filter(|s| s.read().is_some_and(|(_, e)| e.generation == generation))
+            .count();
+        (used * 1000 / sample.max(1)) as u32
+    }
+
+    /// The slots of the bucket `key` selects. The high half of a 64×64-bit
+    /// product is uniform over the bucket count without a power-of-two size.
+    fn bucket(&self, key: u64) -> &[Slot] {
+        let buckets = self.slots.len() / BUCKET_SIZE;
+        let index = ((key as u128 * buckets as u128) >> 64) as usize;
+        &self.slots[index * BUCKET_SIZE..(index + 1) * BUCKET_SIZE]
+    }
+
+    /// The entry stored for `key`, with its score made relative to `ply`.
+    pub fn probe(&self, key: u64, ply: u32) -> Option<Entry> {
+        let mut entry = self
+            .bucket(key)
+            .iter()
+            .filter_map(Slot::read)
+            .find(|&(k, _)| k == key)?
+            .1;
+        entry.score = score_from_table(entry.score, ply);
+        Some(entry)
+    }
+
+    /// Stores a result. `score` is relative to the root; `ply` is the node's
+    /// distance from it.
+    pub fn store(&self, key: u64, args: StoreArgs, ply: u32) {
+        let generation = self.generation.load(Ordering::Relaxed);
+        let bucket = self.bucket(key);
+        let contents: [Option<(u64, Entry)>; BUCKET_SIZE] =
+            std::array::from_fn(|i| bucket[i].read());
+        let slot = choose_slot(&contents, key, generation);
+        // Keep the old best move when the new result has none for this key.
+        let previous_best = contents[slot]
+            .filter(|&(k, _)| k == key)
+            .and_then(|(_, e)| e.best);
+        let entry = Entry {
+            best: args.best.or(previous_best),
+            score: score_to_table(args.score, ply),
+            depth: args.depth,
+            bound: args.bound,
+            generation,
+        };
+        bucket[slot].write(key, &entry);
+    }
+}
+
 /// Picks the slot to write: the same key if present, else an empty slot,
 /// else the least valuable entry (shallow and old).
-fn choose_slot<M>(bucket: &[Option<Entry<M>>; BUCKET_SIZE], key: u64, generation: u8) -> usize {
-    if let Some(i) = bucket
-        .iter()
-        .position(|e| e.as_ref().is_some_and(|e| e.key == key))
-    {
+fn choose_slot(bucket: &[Option<(u64, Entry)>; BUCKET_SIZE], key: u64, generation: u8) -> usize {
+    if let Some(i) = bucket.iter().position(|e| e.is_some_and(|(k, _)| k == key)) {
         return i;
     }
     if let Some(i) = bucket.iter().position(Option::is_none) {
         return i;
     }
-    let worth = |e: &Option<Entry<M>>| match e {
-        Some(e) => {
-            let age = generation.wrapping_sub(e.generation) as i32;
-            e.depth as i32 - AGE_WEIGHT * age
+    let worth = |e: &Option<(u64, Entry)>| match e {
+        Some((_, e)) => {
+            let age = (generation + GENERATIONS - e.generation) % GENERATIONS;
+            e.depth as i32 - AGE_WEIGHT * age as i32
         }
         None => i32::MIN,
     };
@@ -180,9 +282,9 @@ fn score_from_table(score: i32, ply: u32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::win_in;
+    use crate::search::{MATE, win_in};
 
-    fn args(score: i32, depth: i16) -> StoreArgs<u16> {
+    fn args(score: i32, depth: i16) -> StoreArgs {
         StoreArgs {
             best: Some(7),
             score,
@@ -193,7 +295,7 @@ mod tests {
 
     #[test]
     fn stores_and_finds_by_key() {
-        let mut tt = TranspositionTable::<u16>::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         tt.store(0xDEAD_BEEF, args(42, 5), 0);
         let e = tt.probe(0xDEAD_BEEF, 0).expect("stored");
         assert_eq!((e.score, e.depth, e.best), (42, 5, Some(7)));
@@ -201,8 +303,43 @@ mod tests {
     }
 
     #[test]
+    fn packing_round_trips_extremes() {
+        for (score, depth, best, bound) in [
+            (-MATE, -1, None, Bound::Upper),
+            (MATE, 127, Some(u32::MAX - 1), Bound::Lower),
+            (0, 0, Some(0), Bound::Exact),
+        ] {
+            let entry = Entry {
+                best,
+                score,
+                depth,
+                bound,
+                generation: 63,
+            };
+            assert_eq!(unpack(pack(&entry)), Some(entry));
+        }
+    }
+
+    #[test]
+    fn a_torn_entry_reads_as_a_miss() {
+        let tt = TranspositionTable::new(0).unwrap();
+        tt.store(1234, args(42, 5), 0);
+        // Another thread's data word lands beside this key's check word.
+        let slot = tt.bucket(1234).iter().find(|s| s.read().is_some()).unwrap();
+        let other = Entry {
+            best: Some(3),
+            score: -900,
+            depth: 9,
+            bound: Bound::Lower,
+            generation: 0,
+        };
+        slot.data.store(pack(&other), Ordering::Relaxed);
+        assert!(tt.probe(1234, 0).is_none());
+    }
+
+    #[test]
     fn mate_scores_are_relative_to_the_node() {
-        let mut tt = TranspositionTable::<u16>::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         // Found at ply 3: win 5 plies from the root = 2 plies from the node.
         tt.store(1, args(win_in(5), 4), 3);
         // Reached again at ply 1: the same win is 3 plies from the root.
@@ -211,7 +348,7 @@ mod tests {
 
     #[test]
     fn full_bucket_replaces_shallowest_then_oldest() {
-        let mut tt = TranspositionTable::<u16>::new(0); // one bucket
+        let tt = TranspositionTable::new(0).unwrap(); // one bucket
         assert_eq!(tt.capacity(), BUCKET_SIZE);
         for (i, depth) in [9, 3, 7, 8].into_iter().enumerate() {
             tt.store(100 + i as u64, args(0, depth), 0);
@@ -230,5 +367,30 @@ mod tests {
         );
         tt.clear();
         assert!(tt.probe(100, 0).is_none());
+    }
+
+    #[test]
+    fn threads_share_the_table_without_wrong_reads() {
+        let tt = TranspositionTable::new(0).unwrap();
+        std::thread::scope(|scope| {
+            for t in 0..4u64 {
+                let tt = &tt;
+                scope.spawn(move || {
+                    for i in 0..20_000u64 {
+                        let key = (i % 8) * 1000 + t;
+                        // Each key always carries its own score.
+                        tt.store(key, args((key % 500) as i32, 1), 0);
+                        if let Some(e) = tt.probe(key, 0) {
+                            assert_eq!(e.score, (key % 500) as i32);
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn an_impossible_size_is_an_error() {
+        assert!(TranspositionTable::new(usize::MAX >> 8).is_err());
     }
 }

@@ -82,7 +82,8 @@ impl GameVisitor for BenchGame {
     fn visit<G: Game>(self) -> Vec<BenchLine> {
         let mut lines = Vec::new();
         for state in bench_positions::<G>() {
-            let mut alphabeta = AlphaBeta::<G>::new(BENCH_HASH_MB);
+            let mut alphabeta =
+                AlphaBeta::<G>::new(BENCH_HASH_MB).expect("the bench's small table");
             lines.push(bench_line(&state, "alphabeta", BENCH_NODES, |s, l| {
                 alphabeta.search(s, l, &mut |_| {})
             }));

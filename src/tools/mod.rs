@@ -1,9 +1,10 @@
-//! Tools built on the games and searches: perft, bench, solve, analyse and
-//! match.
+//! Tools built on the games and searches: perft, bench, solve, analyse,
+//! match and openings.
 
 pub mod analyse;
 pub mod bench;
 pub mod matches;
+pub mod openings;
 pub mod perft;
 pub mod positions;
 pub mod solve;

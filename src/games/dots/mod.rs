@@ -300,6 +300,33 @@ impl Game for Dots {
     type Options = DotsOptions;
     const NAME: &'static str = "dots";
 
+    /// The line index.
+    fn move_code(mv: DotsMove) -> Option<u32> {
+        Some(mv.0 as u32)
+    }
+
+    fn move_from_code(code: u32) -> Option<DotsMove> {
+        u8::try_from(code).ok().map(DotsMove)
+    }
+
+    /// The lines up to the board's symmetries, with the scores and the side.
+    fn canonical_key(&self) -> u64 {
+        let lines = self.geo.canonical(self.lines);
+        let rest = score_key(Player::X, self.score[0])
+            ^ score_key(Player::O, self.score[1])
+            ^ if self.side == Player::O {
+                KEYS[SIDE_KEY]
+            } else {
+                0
+            };
+        lines.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ rest
+    }
+
+    /// Lines that complete a box.
+    fn is_noisy(&self, mv: DotsMove) -> bool {
+        self.geo.completes(self.lines, mv.0 as usize) > 0
+    }
+
     fn start(options: &DotsOptions) -> Dots {
         Dots::new(
             Geometry::get(options.rows, options.cols),

@@ -1,0 +1,328 @@
+//! Iterative-deepening alpha-beta over any [`Game`], on any number of
+//! threads (lazy SMP).
+//!
+//! - Each iteration runs a principal-variation search ([`node`]) inside an
+//!   aspiration window around the previous score, widened on failure.
+//! - Every thread runs its own iterative deepening over the same root; they
+//!   cooperate only through the shared lock-free transposition table
+//!   ([`crate::search::tt`]), where each thread finds what the others
+//!   proved. Helpers start at staggered depths so that they do not all
+//!   search the same tree in step. The main thread alone reports, keeps the
+//!   clock and chooses the move; when it stops, the helpers stop.
+//! - With one thread no helper exists and the search is deterministic.
+//! - Time: with a clock (an adaptive budget), the main thread ends after an
+//!   iteration once the elapsed time passes a share of the planned time,
+//!   scaled up when the best move changes or the score drops, and down when
+//!   the best move is stable and took most of the nodes.
+
+pub mod history;
+pub mod node;
+
+use crate::game::{Game, GameState};
+use crate::search::tt::TranspositionTable;
+use crate::search::tuning::{ReductionTable, SearchTuning};
+use crate::search::{INFINITY, Limits, MATE, Report, SearchResult, is_proven};
+use node::{Context, Worker};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+pub use node::MAX_PLY;
+
+/// Deepest iteration allowed by `go depth`.
+pub const MAX_DEPTH: u32 = 64;
+/// Share of the planned time after which no new iteration starts (the next
+/// one would most likely overrun the plan).
+const NEW_ITERATION_SHARE: f64 = 0.55;
+
+/// The alpha-beta searcher. Keeps its transposition table and each thread's
+/// history between searches; [`AlphaBeta::clear`] forgets them.
+pub struct AlphaBeta<G: Game> {
+    tt: TranspositionTable,
+    workers: Vec<Worker<G>>,
+    tuning: SearchTuning,
+    reductions: ReductionTable,
+}
+
+impl<G: Game> AlphaBeta<G> {
+    /// A single-threaded searcher with a transposition table of `hash_mb`
+    /// MiB, or the allocation error.
+    pub fn new(hash_mb: usize) -> Result<Self, String> {
+        let tuning = G::search_tuning();
+        Ok(AlphaBeta {
+            tt: TranspositionTable::new(hash_mb)?,
+            workers: vec![Worker::default()],
+            reductions: ReductionTable::new(tuning.late_move_reductions.as_ref()),
+            tuning,
+        })
+    }
+
+    /// The same searcher with other parameters (tests and experiments).
+    pub fn with_tuning(mut self, tuning: SearchTuning) -> Self {
+        self.reductions = ReductionTable::new(tuning.late_move_reductions.as_ref());
+        self.tuning = tuning;
+        self
+    }
+
+    /// Number of search threads (at least one).
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Uses `threads` search threads from the next search on.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.workers.resize_with(threads.max(1), Worker::default);
+    }
+
+    /// Forgets the table, history and killers (`uginewgame`).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.workers.iter_mut().for_each(Worker::clear);
+    }
+
+    /// Searches `state` until `limits` say stop, calling `report` after each
+    /// completed iteration. Returns a legal move whenever one exists.
+    pub fn search(
+        &mut self,
+        state: &GameState<G>,
+        limits: &Limits,
+        report: &mut dyn FnMut(&Report),
+    ) -> SearchResult<G::Move> {
+        self.tt.new_search();
+        let root_moves = state.legal_moves();
+        let Some(&first) = root_moves.first() else {
+            return SearchResult {
+                best: None,
+                score: 0,
+                nodes: 0,
+                depth: 0,
+            };
+        };
+        let finished = AtomicBool::new(false);
+        let total_nodes = AtomicU64::new(0);
+        let context = |main| Context {
+            tt: &self.tt,
+            limits,
+            tuning: &self.tuning,
+            reductions: &self.reductions,
+            finished: &finished,
+            total_nodes: &total_nodes,
+            main,
+        };
+        let (main, helpers) = self.workers.split_first_mut().expect("one worker");
+        std::thread::scope(|scope| {
+            for (index, helper) in helpers.iter_mut().enumerate() {
+                let ctx = context(false);
+                scope.spawn(move || {
+                    iterate(helper, &ctx, state, None, index + 1);
+                });
+            }
+            let ctx = context(true);
+            let mut result = iterate(main, &ctx, state, Some(report), 0);
+            finished.store(true, Ordering::Relaxed);
+            if result.best.is_none() {
+                result.best = Some(first);
+            }
+            result
+        })
+    }
+}
+
+/// What the main thread keeps between iterations to manage its time.
+struct TimeState<M> {
+    best: Option<M>,
+    stable_iterations: u32,
+    previous_score: Option<i32>,
+}
+
+/// One thread's iterative deepening. The main thread (`report` given)
+/// decides when to stop; a helper with number `helper` > 0 searches until
+/// the main thread finishes, one ply deeper on every other iteration for
+/// odd numbers.
+fn iterate<G: Game>(
+    worker: &mut Worker<G>,
+    ctx: &Context,
+    state: &GameState<G>,
+    mut report: Option<&mut dyn FnMut(&Report)>,
+    helper: usize,
+) -> SearchResult<G::Move> {
+    worker.start(&state.keys);
+    let limits = ctx.limits;
+    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+    let mut result = SearchResult {
+        best: None,
+        score: 0,
+        nodes: 0,
+        depth: 0,
+    };
+    let mut time = TimeState {
+        best: None,
+        stable_iterations: 0,
+        previous_score: None,
+    };
+    let mut depth = 1;
+    while depth <= max_depth {
+        let search_depth = if helper % 2 == 1 && depth > 2 {
+            (depth + 1).min(MAX_DEPTH)
+        } else {
+            depth
+        };
+        worker.seldepth = 0;
+        worker.root_best = None;
+        let score = aspiration(worker, ctx, &state.position, search_depth, result.score);
+        if worker.aborted {
+            // A root move is only recorded once searched within the window,
+            // so a best move found before the stop is sound (the previous
+            // best was searched first).
+            if let Some((best, score)) = worker.root_best.filter(|_| depth > 1) {
+                result.best = Some(best);
+                result.score = score;
+            }
+            if result.best.is_none() {
+                result.best = worker.root_best.map(|(m, _)| m);
+            }
+            break;
+        }
+        result.best = worker.root_best.map(|(m, _)| m).or(result.best);
+        result.score = score;
+        result.depth = search_depth;
+        if let Some(report) = report.as_deref_mut() {
+            worker.flush_nodes(ctx);
+            report(&make_report(
+                worker,
+                ctx,
+                &state.position,
+                search_depth,
+                score,
+            ));
+            // A proven result does not change with more depth.
+            let proven_in_reach = is_proven(score) && (MATE - score.abs()) as u32 <= search_depth;
+            if proven_in_reach || !keep_going(worker, ctx, &mut time, &result) {
+                break;
+            }
+        }
+        depth += 1;
+    }
+    worker.flush_nodes(ctx);
+    result.nodes = if ctx.main {
+        ctx.total_nodes.load(Ordering::Relaxed)
+    } else {
+        worker.nodes
+    };
+    result
+}
+
+/// One iteration: a window of the tuning's half width around the last
+/// score, widened by half again on every failure, the full window when
+/// the score is proven or the depth is low.
+fn aspiration<G: Game>(
+    worker: &mut Worker<G>,
+    ctx: &Context,
+    root: &G,
+    depth: u32,
+    previous: i32,
+) -> i32 {
+    let Some((min_depth, width)) = ctx.tuning.aspiration else {
+        return worker.negamax(ctx, root, depth as i32, 0, -INFINITY, INFINITY);
+    };
+    if depth < min_depth || is_proven(previous) {
+        return worker.negamax(ctx, root, depth as i32, 0, -INFINITY, INFINITY);
+    }
+    let mut delta = width;
+    let (mut alpha, mut beta) = (previous - delta, previous + delta);
+    loop {
+        let score = worker.negamax(ctx, root, depth as i32, 0, alpha, beta);
+        if worker.aborted {
+            return score;
+        }
+        if score <= alpha {
+            beta = (alpha + beta) / 2;
+            alpha = (score - delta).max(-INFINITY);
+        } else if score >= beta {
+            beta = (score + delta).min(INFINITY);
+        } else {
+            return score;
+        }
+        delta += delta / 2;
+        if delta > 1_000 {
+            (alpha, beta) = (-INFINITY, INFINITY);
+        }
+    }
+}
+
+/// After a completed iteration of the main thread: whether to start
+/// another.
+fn keep_going<G: Game>(
+    worker: &Worker<G>,
+    ctx: &Context,
+    time: &mut TimeState<G::Move>,
+    result: &SearchResult<G::Move>,
+) -> bool {
+    let limits = ctx.limits;
+    if !limits.may_continue(ctx.total_nodes.load(Ordering::Relaxed)) {
+        return false;
+    }
+    if time.best == result.best {
+        time.stable_iterations += 1;
+    } else {
+        time.stable_iterations = 0;
+    }
+    time.best = result.best;
+    let dropped = time
+        .previous_score
+        .map_or(0, |previous| previous - result.score);
+    time.previous_score = Some(result.score);
+    let (Some(soft), true) = (limits.soft_deadline, limits.adaptive) else {
+        return true;
+    };
+    let planned = soft.saturating_duration_since(limits.start).as_secs_f64();
+    let stability = match time.stable_iterations {
+        0 => 1.5,
+        1 => 1.2,
+        2 => 1.0,
+        3 => 0.9,
+        _ => 0.8,
+    };
+    let falling = if is_proven(result.score) {
+        1.0
+    } else {
+        (1.0 + dropped as f64 / 200.0).clamp(0.9, 1.5)
+    };
+    let best_share = result
+        .best
+        .and_then(|m| worker.root_nodes.get(&m))
+        .map_or(0.5, |&n| n as f64 / worker.nodes.max(1) as f64);
+    let effort = if result.depth >= 6 {
+        (1.6 - best_share).clamp(0.7, 1.5)
+    } else {
+        1.0
+    };
+    let target = planned * NEW_ITERATION_SHARE * stability * falling * effort;
+    limits.elapsed() < Duration::from_secs_f64(target)
+}
+
+fn make_report<G: Game>(
+    worker: &Worker<G>,
+    ctx: &Context,
+    root: &G,
+    depth: u32,
+    score: i32,
+) -> Report {
+    let mut position = root.clone();
+    let pv = worker
+        .root_pv()
+        .iter()
+        .map(|&mv| {
+            let text = position.move_to_string(mv);
+            position.play(mv);
+            text
+        })
+        .collect();
+    Report {
+        depth,
+        seldepth: worker.seldepth.max(depth),
+        score,
+        nodes: ctx.total_nodes.load(Ordering::Relaxed),
+        elapsed: ctx.limits.elapsed(),
+        pv,
+    }
+}

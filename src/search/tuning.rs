@@ -1,0 +1,200 @@
+//! The per-game parameter table of the alpha-beta search.
+//!
+//! Every pruning and reduction of [`super::alphabeta`] is generic; whether it
+//! runs for a game, and with which margins, is read from the
+//! [`SearchTuning`] the game supplies through
+//! [`crate::game::Game::search_tuning`]. A technique is switched off by
+//! setting its entry to `None`. Margins are in the game's evaluation units
+//! (100 ≈ one piece).
+
+/// A margin that grows with the remaining depth: prune when
+/// `eval ± (base + per_depth × depth)` is on the wrong side of the window,
+/// at depths up to `max_depth`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepthMargin {
+    /// Deepest remaining depth where the pruning applies.
+    pub max_depth: i32,
+    /// Constant part of the margin.
+    pub base: i32,
+    /// Part of the margin per ply of remaining depth.
+    pub per_depth: i32,
+}
+
+impl DepthMargin {
+    /// The margin at `depth`.
+    pub fn at(&self, depth: i32) -> i32 {
+        self.base + self.per_depth * depth
+    }
+}
+
+/// Null-move pruning: give the opponent a free move; if the position still
+/// fails high at a reduced depth, it would with a real move too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NullMove {
+    /// Shallowest remaining depth where a null move is tried.
+    pub min_depth: i32,
+    /// Reduction: `base + depth / depth_divisor` plies.
+    pub base: i32,
+    /// See `base`.
+    pub depth_divisor: i32,
+    /// From this remaining depth on, a null-move cutoff is confirmed by a
+    /// reduced search without null moves (for games where zugzwang is
+    /// common). `None`: never verified.
+    pub verify_from: Option<i32>,
+}
+
+/// Late-move reductions: `base + ln(depth) × ln(move number) / divisor`,
+/// less for principal-variation nodes, killers and good history.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LateMoveReductions {
+    /// Shallowest remaining depth that is reduced.
+    pub min_depth: i32,
+    /// Moves searched before reductions start (the first is never reduced).
+    pub min_moves: usize,
+    /// Constant part of the reduction.
+    pub base: f64,
+    /// Divisor of the logarithmic part.
+    pub divisor: f64,
+    /// History score worth one ply less (or more) of reduction.
+    pub history_divisor: i32,
+}
+
+/// Late-move pruning: at low depth, quiet moves after the first
+/// `base + depth²` are not searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LateMovePruning {
+    /// Deepest remaining depth where it applies.
+    pub max_depth: i32,
+    /// Quiet moves always searched.
+    pub base: usize,
+}
+
+/// The search parameters of one game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchTuning {
+    /// Aspiration windows from this iteration on: `(min_depth, half
+    /// width)`; the window widens by half again on every failure.
+    pub aspiration: Option<(u32, i32)>,
+    /// Reverse futility (static null-move) pruning.
+    pub reverse_futility: Option<DepthMargin>,
+    /// Null-move pruning (only where [`crate::game::Game::null_move`] gives
+    /// a position).
+    pub null_move: Option<NullMove>,
+    /// Internal iterative reduction: one ply less without a table move from
+    /// this depth on.
+    pub internal_reduction: Option<i32>,
+    /// Late-move reductions.
+    pub late_move_reductions: Option<LateMoveReductions>,
+    /// Late-move pruning of quiet moves.
+    pub late_move_pruning: Option<LateMovePruning>,
+    /// Futility pruning of quiet moves.
+    pub futility: Option<DepthMargin>,
+    /// Quiescence search over [`crate::game::Game::is_noisy`] moves at the
+    /// horizon, up to this many plies.
+    pub quiescence: Option<u32>,
+    /// Whether [`crate::game::Game::move_hint`] is cheap enough to order
+    /// every node with; otherwise only nodes of depth ≥ 2 use it and the
+    /// others order by history alone.
+    pub cheap_hints: bool,
+}
+
+impl SearchTuning {
+    /// Plain alpha-beta with no pruning or reduction at all (the reference
+    /// that the exactness tests compare with).
+    pub const PLAIN: SearchTuning = SearchTuning {
+        aspiration: None,
+        reverse_futility: None,
+        null_move: None,
+        internal_reduction: None,
+        late_move_reductions: None,
+        late_move_pruning: None,
+        futility: None,
+        quiescence: None,
+        cheap_hints: false,
+    };
+
+    /// Conservative defaults for a game with a hand-written evaluation of
+    /// about 100 per piece: every technique on, with safe margins, no null
+    /// move (the game must opt in) and no quiescence.
+    pub const DEFAULT: SearchTuning = SearchTuning {
+        aspiration: Some((5, 40)),
+        reverse_futility: Some(DepthMargin {
+            max_depth: 6,
+            base: 0,
+            per_depth: 90,
+        }),
+        null_move: None,
+        internal_reduction: Some(4),
+        late_move_reductions: Some(LateMoveReductions {
+            min_depth: 3,
+            min_moves: 2,
+            base: 0.5,
+            divisor: 2.5,
+            history_divisor: 8192,
+        }),
+        late_move_pruning: Some(LateMovePruning {
+            max_depth: 4,
+            base: 4,
+        }),
+        futility: Some(DepthMargin {
+            max_depth: 5,
+            base: 150,
+            per_depth: 100,
+        }),
+        quiescence: None,
+        cheap_hints: false,
+    };
+}
+
+impl Default for SearchTuning {
+    fn default() -> Self {
+        SearchTuning::DEFAULT
+    }
+}
+
+/// Late-move reductions precomputed by remaining depth and move number.
+#[derive(Clone, Debug)]
+pub struct ReductionTable {
+    table: Vec<[u8; Self::MOVES]>,
+}
+
+impl ReductionTable {
+    const DEPTHS: usize = 64;
+    const MOVES: usize = 64;
+
+    /// The table for these parameters (all zero without reductions).
+    pub fn new(lmr: Option<&LateMoveReductions>) -> Self {
+        let mut table = vec![[0u8; Self::MOVES]; Self::DEPTHS];
+        if let Some(lmr) = lmr {
+            for (depth, row) in table.iter_mut().enumerate().skip(1) {
+                for (moves, cell) in row.iter_mut().enumerate().skip(1) {
+                    let r = lmr.base + (depth as f64).ln() * (moves as f64).ln() / lmr.divisor;
+                    *cell = r.max(0.0).round() as u8;
+                }
+            }
+        }
+        ReductionTable { table }
+    }
+
+    /// Plies of reduction at `depth` for the `moves`-th move (1-based).
+    pub fn get(&self, depth: i32, moves: usize) -> i32 {
+        let depth = (depth.max(0) as usize).min(Self::DEPTHS - 1);
+        self.table[depth][moves.min(Self::MOVES - 1)] as i32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reductions_grow_with_depth_and_move_number() {
+        let table = ReductionTable::new(SearchTuning::DEFAULT.late_move_reductions.as_ref());
+        assert_eq!(table.get(1, 1), 1, "base 0.5 rounds up, ln 1 = 0");
+        assert!(table.get(3, 3) <= table.get(10, 3));
+        assert!(table.get(10, 3) <= table.get(10, 30));
+        assert!(table.get(20, 40) >= 4);
+        let none = ReductionTable::new(None);
+        assert_eq!(none.get(20, 40), 0);
+    }
+}
