@@ -503,3 +503,44 @@ fn many_searches_stopped_at_random_moments() {
         }
     }
 }
+
+#[test]
+fn alphabeta_on_several_threads_stops_at_once_and_answers_a_legal_move() {
+    let (output, out) = Output::capture();
+    let mut d = Driver {
+        engine: Engine::new(output),
+        out,
+    };
+    for line in [
+        "setoption name Game value ataxx",
+        "setoption name Search value alphabeta",
+        "setoption name Threads value 2",
+        "setoption name Hash value 8",
+        "isready",
+        "position startpos moves f2",
+    ] {
+        d.send(line);
+    }
+    d.out.clear();
+    d.engine.handle_line("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    let start = Instant::now();
+    d.engine.handle_line("stop");
+    let waited = start.elapsed();
+    let lines = d.out.lines();
+    let best = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .expect("bestmove after stop")
+        .to_owned();
+    assert!(waited < Duration::from_millis(100), "stop took {waited:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth")),
+        "{lines:?}"
+    );
+    // The move is legal: playing it is accepted.
+    assert!(d.send(&format!("position startpos moves f2 {best}")).is_empty());
+    // A clock-limited search on two threads ends by itself.
+    let lines = d.search("go p1time 2000 p2time 2000 p1inc 20 p2inc 20");
+    assert!(lines.iter().any(|l| l.starts_with("bestmove ")));
+}

@@ -542,3 +542,77 @@ fn command_line_match_replay_and_analyse() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("minimax"));
 }
+
+mod openings {
+    use agon::game::{Game, GameState};
+    use agon::games::ataxx::{Ataxx, AtaxxOptions, RuleSet};
+    use agon::games::dots::{Dots, DotsOptions};
+    use agon::tools::openings::{OpeningsConfig, file_text, generate};
+    use std::collections::HashSet;
+
+    fn config(count: usize, window: i32, seed: u64) -> OpeningsConfig {
+        OpeningsConfig {
+            count,
+            min_plies: 2,
+            max_plies: 5,
+            depth: 3,
+            window,
+            seed,
+        }
+    }
+
+    fn standard() -> AtaxxOptions {
+        AtaxxOptions {
+            rules: RuleSet::Standard,
+            ..AtaxxOptions::default()
+        }
+    }
+
+    #[test]
+    fn openings_are_balanced_distinct_up_to_symmetry_and_reproducible() {
+        let options = standard();
+        let start = Ataxx::start(&options);
+        let made = generate(&start, &config(12, 120, 7), &mut |_| {}).expect("openings");
+        assert_eq!(made.len(), 12);
+        let mut keys = HashSet::new();
+        for opening in &made {
+            assert!(opening.score.abs() <= 120, "{opening:?}");
+            let position = Ataxx::from_fen(&opening.fen, &options).expect("valid");
+            assert!(GameState::new(position.clone()).outcome().is_none());
+            assert!(keys.insert(position.canonical_key()), "{}", opening.fen);
+        }
+        let again = generate(&start, &config(12, 120, 7), &mut |_| {}).unwrap();
+        assert_eq!(again, made, "same seed, same openings");
+        let other = generate(&start, &config(12, 120, 8), &mut |_| {}).unwrap();
+        assert_ne!(other, made, "another seed, other openings");
+        let text = file_text("ataxx", "agon openings", &made);
+        assert!(text.starts_with("# 12 balanced openings for ataxx"));
+        assert_eq!(text.lines().count(), 13);
+    }
+
+    #[test]
+    fn a_window_nothing_fits_is_an_error_and_turns_are_finished() {
+        let start = Ataxx::start(&standard());
+        let err = generate(&start, &config(3, -1, 1), &mut |_| {}).unwrap_err();
+        assert!(err.contains("found only 0 of 3"), "{err}");
+        // Dots and Boxes: an opening never starts in the middle of a turn,
+        // so its side to move is the one the last line was drawn against.
+        let dots = Dots::start(&DotsOptions::default());
+        let made = generate(&dots, &config(5, 10_000, 3), &mut |_| {}).unwrap();
+        assert_eq!(made.len(), 5);
+    }
+
+    #[test]
+    fn symmetric_ataxx_positions_share_a_canonical_key() {
+        let options = standard();
+        let a = Ataxx::from_fen("x5o/7/2x4/7/7/7/o5x o 0 2", &options).unwrap();
+        // The same position mirrored left-right, and turned half round.
+        let mirrored = Ataxx::from_fen("o5x/7/4x2/7/7/7/x5o o 0 2", &options).unwrap();
+        let rotated = Ataxx::from_fen("x5o/7/7/7/4x2/7/o5x o 0 2", &options).unwrap();
+        let different = Ataxx::from_fen("x5o/7/3x3/7/7/7/o5x o 0 2", &options).unwrap();
+        assert_ne!(a.hash(), mirrored.hash());
+        assert_eq!(a.canonical_key(), mirrored.canonical_key());
+        assert_eq!(a.canonical_key(), rotated.canonical_key());
+        assert_ne!(a.canonical_key(), different.canonical_key());
+    }
+}

@@ -326,3 +326,4 @@ fn make_report<G: Game>(
         pv,
     }
 }
+
