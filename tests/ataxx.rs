@@ -547,21 +547,28 @@ fn random_play_standard() {
 }
 
 #[test]
-fn evaluation_counts_material_and_exposure() {
-    // Same material and no exposure: equal for both sides to move.
+fn evaluation_counts_material_exposure_edges_and_tempo() {
+    // Same material, mirrored: only the tempo of the side to move counts,
+    // the same for either side.
     let calm = position("xx5/xx5/7/7/7/5oo/5oo x 0 1", standard());
-    assert_eq!(calm.evaluate(), 0);
-    // One more piece for the side to move.
+    let calm_o = position("xx5/xx5/7/7/7/5oo/5oo o 0 1", standard());
+    assert!(calm.evaluate() > 0, "the side to move is better off");
+    assert_eq!(calm.evaluate(), calm_o.evaluate());
+    // One more piece: better for its owner, worse for the other side, by
+    // the same amount around the tempo.
     let ahead = position("xx5/xxx4/7/7/7/5oo/5oo x 0 1", standard());
-    assert!(ahead.evaluate() > 0);
     let behind = position("xx5/xxx4/7/7/7/5oo/5oo o 0 1", standard());
-    assert_eq!(behind.evaluate(), -ahead.evaluate());
-    // Pieces that can be converted next move weigh against their owner.
-    // Equal material; o can jump next to a7, x cannot get next to c5.
+    assert!(ahead.evaluate() > calm.evaluate());
+    assert_eq!(ahead.evaluate() + behind.evaluate(), 2 * calm.evaluate());
+    // Pieces that can be converted next move weigh against their owner:
+    // o can jump next to a7 from c5, but not from c3.
     let exposed = position("x6/1--4/1-o4/7/7/7/7 x 0 1", standard());
-    assert!(exposed.evaluate() < 0);
-    let exposed_o_view = position("x6/1--4/1-o4/7/7/7/7 o 0 1", standard());
-    assert_eq!(exposed_o_view.evaluate(), -exposed.evaluate());
+    let safe = position("x6/1--4/1-5/7/2o4/7/7 x 0 1", standard());
+    assert!(exposed.evaluate() < safe.evaluate());
+    // A piece on the edge is worth more than one inside.
+    let edge = position("7/7/7/x5o/7/7/7 x 0 1", standard());
+    let inside = position("7/7/7/1x4o/7/7/7 x 0 1", standard());
+    assert!(edge.evaluate() > inside.evaluate());
     assert!(calm.evaluate().abs() < 20000 && ahead.evaluate().abs() < 20000);
 }
 

@@ -539,7 +539,10 @@ fn alphabeta_on_several_threads_stops_at_once_and_answers_a_legal_move() {
         "{lines:?}"
     );
     // The move is legal: playing it is accepted.
-    assert!(d.send(&format!("position startpos moves f2 {best}")).is_empty());
+    assert!(
+        d.send(&format!("position startpos moves f2 {best}"))
+            .is_empty()
+    );
     // A clock-limited search on two threads ends by itself.
     let lines = d.search("go p1time 2000 p2time 2000 p1inc 20 p2inc 20");
     assert!(lines.iter().any(|l| l.starts_with("bestmove ")));

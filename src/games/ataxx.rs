@@ -287,14 +287,29 @@ static SYMMETRIES: [[u8; SQUARES]; 8] = {
 };
 
 /// Bonus of the side to move: it converts pieces before the opponent can,
-/// so a static count underrates it by about this much, and evaluations of
-/// odd and even depths (compared whenever a reduction or a null move
-/// changes the parity) otherwise differ by 300 and more. With it, the
-/// scores of successive iterations from the start agree within 100.
-/// Measured at 50 ms per move against the previous build (balanced
-/// openings, 60 games): 43-14-3 with this bonus, 17-21-2 without it and
-/// 28-30-2 with 150 per piece the mover could convert at once instead.
-const TEMPO: i32 = 150;
+/// so a static count underrates it, and evaluations of odd and even depths
+/// (compared whenever a reduction or a null move changes the parity)
+/// otherwise differ by 300 and more. Measured at 50 ms per move against
+/// the build before it (balanced openings, 100 games unless said): 150
+/// against none 43-14-3 (60 games, with the new search); 150 per piece
+/// the mover could convert at once instead of a constant lost 28-30-2
+/// (60 games); 100 plus 200 × the empty share lost 37-61-2; 200 against
+/// 150 52-44-4 alone and, with [`EDGE_BONUS`], 71-23-6.
+const TEMPO: i32 = 200;
+
+/// Worth of a piece by its square: 6 per missing neighbour (corner 30,
+/// edge 18, inside 0). A piece with fewer neighbours has fewer squares it
+/// can be converted from and holds the board's edge. With a tempo of 200
+/// it scored 71-23-6 at 50 ms per move against the build before it.
+static EDGE_BONUS: [i32; SQUARES] = {
+    let mut table = [0; SQUARES];
+    let mut sq = 0;
+    while sq < SQUARES {
+        table[sq] = 6 * (8 - NEIGHBOURS[sq].count_ones() as i32);
+        sq += 1;
+    }
+    table
+};
 
 /// Square index used by the pass move.
 const PASS_SQUARE: u8 = SQUARES as u8;
@@ -805,8 +820,9 @@ impl Game for Ataxx {
     /// exposure at weight 8 beat material alone 276–122 (depth 2) and 84–36
     /// (depth 3); weight 50 beat weight 30 233–163 (depth 2) and 90–70
     /// (depth 3) and material alone 134–66 (depth 3); a clone-mobility term
-    /// gained nothing (201–198 against material alone). Plus [`TEMPO`] for
-    /// the side to move.
+    /// gained nothing (201–198 against material alone). Plus
+    /// [`EDGE_BONUS`] for pieces on edges and corners and [`TEMPO`] for the
+    /// side to move.
     fn evaluate(&self) -> i32 {
         let empty = self.empty();
         let us = self.pieces[self.side.index()];
@@ -815,7 +831,8 @@ impl Game for Ataxx {
         let their_reach = dilate(dilate(them)) & empty;
         let material = count(us) - count(them);
         let exposed = count(us & dilate(their_reach)) - count(them & dilate(our_reach));
-        100 * material - 50 * exposed + TEMPO
+        let edges = |bb: u64| squares(bb).map(|sq| EDGE_BONUS[sq]).sum::<i32>();
+        100 * material - 50 * exposed + edges(us) - edges(them) + TEMPO
     }
 
     fn parse_move(&self, text: &str) -> Result<AtaxxMove, String> {
@@ -945,4 +962,3 @@ impl Game for Ataxx {
         out
     }
 }
-

@@ -1,7 +1,8 @@
 //! `go` parameters and time management: turns a clock or a fixed move time
 //! into the soft and hard deadlines of [`Limits`].
 //!
-//! - `movetime`: both deadlines at `movetime − MoveOverhead` (never beyond).
+//! - `movetime`: both deadlines at `movetime − min(MoveOverhead, movetime/10)`
+//!   (never beyond).
 //! - a clock: plan on about [`MOVES_TO_GO`] more moves unless told
 //!   (`movestogo`), add most of the increment, never plan more than half the
 //!   clock, and allow the hard deadline up to three times the plan but never
@@ -123,7 +124,10 @@ impl GoParams {
         }
         let at = |ms: u64| Some(start + Duration::from_millis(ms.max(MIN_THINK_MS)));
         if let Some(movetime) = self.movetime {
-            let budget = movetime.saturating_sub(overhead_ms);
+            // A fixed move time is the GUI's own budget: keep back the
+            // overhead, but never more than a tenth of it (20 ms of a 50 ms
+            // move would waste 40 % of the time on a local pipe).
+            let budget = movetime.saturating_sub(overhead_ms.min(movetime / 10));
             limits.soft_deadline = at(budget);
             limits.hard_deadline = at(budget);
         }
@@ -206,6 +210,13 @@ mod tests {
         let limits = params.limits(Player::X, 50, Arc::new(AtomicBool::new(false)));
         let hard = limits.hard_deadline.map(|d| d - limits.start);
         assert_eq!(hard, Some(Duration::from_millis(950)));
+        let short = GoParams {
+            movetime: Some(50),
+            ..GoParams::default()
+        };
+        let limits = short.limits(Player::X, 20, Arc::new(AtomicBool::new(false)));
+        let hard = limits.hard_deadline.map(|d| d - limits.start);
+        assert_eq!(hard, Some(Duration::from_millis(45)), "a tenth at most");
     }
 
     #[test]

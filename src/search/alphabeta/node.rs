@@ -387,6 +387,7 @@ impl<G: Game> Worker<G> {
             }
             let mut child = position.clone();
             child.play(mv);
+            ctx.tt.prefetch(child.hash());
             let same_side = child.side_to_move() == side;
             let pushed = child.repetition_key().map(|k| self.keys.push(k)).is_some();
             self.frames[ply].played = code;
@@ -679,7 +680,7 @@ impl<G: Game> Worker<G> {
 }
 
 /// Moves picked one at a time before the rest is sorted at once.
-const PICKED_ONE_BY_ONE: usize = 8;
+const PICKED_ONE_BY_ONE: usize = 4;
 
 /// The `i`-th move in key order, called for `i` = 0, 1, 2, … in turn. The
 /// first few are picked by selection (a cutoff usually comes early and
