@@ -185,19 +185,6 @@ impl TranspositionTable {
         self.generation.store(next, Ordering::Relaxed);
     }
 
-    /// Per mille of the first thousand entries written by this search (the
-    /// UCI `hashfull`).
-    pub fn hashfull(&self) -> u32 {
-        let generation = self.generation.load(Ordering::Relaxed);
-        let sample = self.capacity().min(1000);
-        let used = self
-            .slots()
-            .take(sample)
-            .filter(|s| s.read().is_some_and(|(_, e)| e.generation == generation))
-            .count();
-        (used * 1000 / sample.max(1)) as u32
-    }
-
     fn slots(&self) -> impl Iterator<Item = &Slot> {
         self.buckets.iter().flat_map(|b| b.0.iter())
     }
