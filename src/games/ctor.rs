@@ -512,9 +512,7 @@ impl Game for Ctor {
     /// A tag (0 place, 1 move, 2 land, 3 replace, 4 end) above three
     /// square bytes.
     fn move_code(mv: CtorMove) -> Option<u32> {
-        let pack = |tag: u32, a: u8, b: u8, c: u8| {
-            Some(tag << 24 | (a as u32) << 16 | (b as u32) << 8 | c as u32)
-        };
+        let pack = |tag: u8, a: u8, b: u8, c: u8| Some(u32::from_be_bytes([tag, a, b, c]));
         match mv {
             CtorMove::Place(sq) => pack(0, sq, 0, 0),
             CtorMove::Move(from, to) => pack(1, from, to, 0),

@@ -406,9 +406,7 @@ impl Game for Yote {
 
     /// A tag (0 drop, 1 step, 2 capture) above three square bytes.
     fn move_code(mv: YoteMove) -> Option<u32> {
-        let pack = |tag: u32, a: u8, b: u8, c: u8| {
-            Some(tag << 24 | (a as u32) << 16 | (b as u32) << 8 | c as u32)
-        };
+        let pack = |tag: u8, a: u8, b: u8, c: u8| Some(u32::from_be_bytes([tag, a, b, c]));
         match mv {
             YoteMove::Drop(sq) => pack(0, sq, 0, 0),
             YoteMove::Step(from, to) => pack(1, from, to, 0),

@@ -68,8 +68,6 @@ struct Frame<M> {
     pv: Vec<M>,
     /// Code of the move played from this ply (`None`: a null move or none).
     played: Option<u32>,
-    /// Side to move at this ply.
-    side: Player,
     /// Whether the move played from this ply is a null move.
     null: bool,
 }
@@ -82,7 +80,6 @@ impl<M> Default for Frame<M> {
             quiets_tried: Vec::new(),
             pv: Vec::new(),
             played: None,
-            side: Player::X,
             null: false,
         }
     }
@@ -236,8 +233,6 @@ impl<G: Game> Worker<G> {
         if depth <= 0 {
             return self.quiesce(ctx, position, ply, alpha, beta, 0);
         }
-        let side = position.side_to_move();
-        self.frames[ply].side = side;
         self.frames[ply].null = false;
         let key = position.hash();
         let entry = ctx.tt.probe(key, ply as u32);
