@@ -349,6 +349,15 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The move of a code made by [`Game::move_code`], if the code is one.
     fn move_from_code(code: u32) -> Option<Self::Move>;
 
+    /// How many more moves the side to move expects to make in this turn,
+    /// this one included (at least 1), so that the clock is planned per
+    /// turn rather than per move. The default, 1, suits games where a turn
+    /// is one move or where extra moves are rare (Dots and Boxes after a
+    /// box); CTOR counts the operations its budgets still allow.
+    fn moves_left_in_turn(&self) -> u32 {
+        1
+    }
+
     /// The position after a "null move" (the opponent to move, nothing
     /// else changed), for null-move pruning. `None` where a null move means
     /// nothing: inside a multi-operation turn, in games where passing is

@@ -269,34 +269,23 @@ fn broken_engines_forfeit_and_the_match_continues() {
         // As x in game 2 the broken engine moves first: no move recorded.
         assert!(report.records[1].moves.is_empty(), "{name}");
     }
-    // An engine that never answers `ugi` loses its games on the handshake.
+    // An engine that never answers `ugi`, exits at once or does not exist
+    // stops the match before any game with an error (it used to lose every
+    // game, so that a missing engine "won" the match for the other side).
     let mute = dir.join("mute.sh");
     std::fs::write(&mute, "while read line; do :; done\n").expect("write script");
     let mut config = nim_match("agon", &format!("ugi:/bin/sh {}", mute.display()), 2);
     config.handshake_timeout = Duration::from_millis(200);
-    let (report, _) = play(&config);
-    assert_eq!(report.score, Score::new(2, 0, 0));
+    let error = run_match(&config, &mut Vec::new()).expect_err("no handshake");
+    assert!(error.contains("handshake failed, no 'ugiok'"), "{error}");
+    let config = nim_match("agon", "ugi:/bin/sh -c 'exit 0'", 2);
+    let error = run_match(&config, &mut Vec::new()).expect_err("exits at once");
+    assert!(error.contains("cannot play: crash"), "{error}");
+    let config = nim_match("agon", "uai:/nonexistent/engine", 4);
+    let error = run_match(&config, &mut Vec::new()).expect_err("missing engine");
     assert!(
-        report.records[1]
-            .reason
-            .starts_with("x forfeits: handshake failed, no 'ugiok'"),
-        "{}",
-        report.records[1].reason
-    );
-    // An engine that exits at once fails its handshake.
-    let spec = format!("ugi:/bin/sh -c {}", "'exit 0'");
-    let mut config = nim_match("agon", &spec, 2);
-    config.verbose = true;
-    let (report, lines) = play(&config);
-    assert!(
-        lines[1].starts_with("Finished game 2 (ugi:sh -c exit 0 vs agon): 0-1 {x forfeits: crash"),
-        "{lines:?}"
-    );
-    assert_eq!(report.score, Score::new(2, 0, 0));
-    assert!(
-        report.records[0].reason.contains("crash"),
-        "{}",
-        report.records[0].reason
+        error.contains("cannot start '/nonexistent/engine'"),
+        "{error}"
     );
 }
 

@@ -511,6 +511,14 @@ impl Game for Ctor {
 
     /// A tag (0 place, 1 move, 2 land, 3 replace, 4 end) above three
     /// square bytes.
+    fn moves_left_in_turn(&self) -> u32 {
+        let b = self.budget();
+        let left = |budget: u8, used: u8| u32::from(budget.saturating_sub(used));
+        // Every operation the budgets still allow, plus `end`; replacements
+        // are free but rare, so they are not counted.
+        left(b.place, self.placed) + left(b.moves, self.moved) + left(b.land, self.landed) + 1
+    }
+
     fn move_code(mv: CtorMove) -> Option<u32> {
         let pack = |tag: u8, a: u8, b: u8, c: u8| Some(u32::from_be_bytes([tag, a, b, c]));
         match mv {

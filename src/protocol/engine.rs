@@ -293,6 +293,18 @@ impl Engine {
             self.out.line("bestmove (none)");
             return Ok(());
         }
+        let side = self.session().side_to_move();
+        if let Some((_, _, true)) = params.clock_for(side) {
+            let (own, other) = match (self.dialect, side) {
+                (Dialect::Ugi, Player::X) => ("p1time", "p2time"),
+                (Dialect::Ugi, Player::O) => ("p2time", "p1time"),
+                (Dialect::Uai, Player::X) => ("btime", "wtime"),
+                (Dialect::Uai, Player::O) => ("wtime", "btime"),
+            };
+            self.out.line(&format!(
+                "info string go gives no {own} for the side to move; using {other} for both sides"
+            ));
+        }
         let signals = SearchSignals::default();
         let out = self.out.clone();
         let options = self.options.clone();

@@ -8,7 +8,7 @@ use super::searchers::Searchers;
 use crate::game::{Game, GameOptions, GameState, OptionSpec, Outcome, Player};
 use crate::games::GameVisitor;
 use crate::search::Report;
-use crate::search::time::GoParams;
+use crate::search::time::{GoParams, TurnShape};
 use crate::tools::perft;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -222,7 +222,7 @@ impl<G: Game> Session for GameSession<G> {
     ) -> Result<JoinHandle<()>, String> {
         let state = self.state.clone();
         let limits = params.limits(
-            state.position.side_to_move(),
+            TurnShape::of(&state.position),
             options.move_overhead_ms,
             Arc::clone(&signals.stop),
         );

@@ -60,11 +60,17 @@ impl ExternalEngine {
         self
     }
 
-    /// Starts the process if needed, then `uginewgame` and `isready`.
-    pub fn new_game(&mut self) -> Result<(), Forfeit> {
+    /// Starts the process and runs the handshake, unless it is running.
+    pub fn ensure_running(&mut self) -> Result<(), Forfeit> {
         if self.running.is_none() {
             self.start()?;
         }
+        Ok(())
+    }
+
+    /// Starts the process if needed, then `uginewgame` and `isready`.
+    pub fn new_game(&mut self) -> Result<(), Forfeit> {
+        self.ensure_running()?;
         let command = match self.spec.dialect {
             Dialect::Ugi => "uginewgame",
             Dialect::Uai => "uainewgame",

@@ -306,12 +306,16 @@ impl<'a, G: Game> MatchRun<'a, G> {
         let count = self.config.concurrency.clamp(1, self.config.games);
         (0..count)
             .map(|_| {
-                let [p1, p2] = &self.config.players;
                 let (options, wait) = (&self.config.options, self.config.handshake_timeout);
-                Ok([
-                    make_competitor::<G>(p1, options, wait)?,
-                    make_competitor::<G>(p2, options, wait)?,
-                ])
+                let ready = |spec: &PlayerSpec, name: &str| {
+                    let mut player = make_competitor::<G>(spec, options, wait)?;
+                    player
+                        .start()
+                        .map_err(|why| format!("player {name} cannot play: {why}"))?;
+                    Ok::<_, String>(player)
+                };
+                let [p1, p2] = &self.config.players;
+                Ok([ready(p1, &self.names[0])?, ready(p2, &self.names[1])?])
             })
             .collect()
     }

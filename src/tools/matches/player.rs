@@ -10,7 +10,7 @@ use crate::protocol::options::EngineOptions;
 use crate::protocol::searchers::Searchers;
 use crate::protocol::session::MAX_LISTED_MOVES;
 use crate::search::Limits;
-use crate::search::time::GoParams;
+use crate::search::time::{GoParams, TurnShape};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
@@ -60,6 +60,13 @@ pub struct MoveRequest<'a, G: Game> {
 
 /// A match participant.
 pub trait Competitor<G: Game>: Send {
+    /// Gets the player ready before the first game (an external engine is
+    /// started and must pass its handshake). A failure here stops the
+    /// whole match, as in cutechess: a player that never ran cannot lose
+    /// games on the other's behalf.
+    fn start(&mut self) -> Result<(), Forfeit> {
+        Ok(())
+    }
     /// Prepares for a new game; `seed` makes random choices repeatable.
     fn new_game(&mut self, seed: u64) -> Result<(), Forfeit>;
     /// Returns the move to play, as text (the referee checks it).
@@ -67,7 +74,7 @@ pub trait Competitor<G: Game>: Send {
 }
 
 /// Creates the player described by `spec` for game `G`. External engines
-/// are started on their first game, not here.
+/// are started by [`Competitor::start`], not here.
 pub fn make_competitor<G: Game>(
     spec: &PlayerSpec,
     options: &[(String, String)],
@@ -83,6 +90,10 @@ pub fn make_competitor<G: Game>(
 }
 
 impl<G: Game> Competitor<G> for ExternalEngine {
+    fn start(&mut self) -> Result<(), Forfeit> {
+        self.ensure_running()
+    }
+
     fn new_game(&mut self, _seed: u64) -> Result<(), Forfeit> {
         ExternalEngine::new_game(self)
     }
@@ -136,9 +147,9 @@ impl<G: Game> Builtin<G> {
 
     fn engine_move(&mut self, request: &MoveRequest<'_, G>) -> Result<Option<G::Move>, String> {
         let state = request.state;
-        let side = state.position.side_to_move();
         let stop = Arc::new(AtomicBool::new(false));
-        let mut limits: Limits = request.go.limits(side, BUILTIN_OVERHEAD_MS, stop);
+        let turn = TurnShape::of(&state.position);
+        let mut limits: Limits = request.go.limits(turn, BUILTIN_OVERHEAD_MS, stop);
         limits.depth = self.spec.depth;
         limits.nodes = self.spec.nodes;
         let options = self.engine_options();
