@@ -305,16 +305,16 @@ impl GameVisitor for PerftCommand {
         let position: G =
             tools::position_from(self.position.fen.as_deref(), &self.position.options())?;
         let start = Instant::now();
+        let never = std::sync::atomic::AtomicBool::new(false);
         let total = if self.divide {
-            let split = perft::divide(&position, self.depth);
             let mut out = std::io::stdout().lock();
-            for (mv, count) in &split {
+            perft::divide_until(&position, self.depth, &never, |mv, count| {
                 let _ = writeln!(out, "{mv}: {count}");
-            }
-            split.iter().map(|(_, c)| c).sum()
+            })
         } else {
             perft::perft(&position, self.depth)
-        };
+        }
+        .map_err(|e| e.to_string())?;
         let elapsed = start.elapsed();
         let nps = (total as f64 / elapsed.as_secs_f64().max(1e-9)) as u64;
         println!("{total}");

@@ -4,7 +4,7 @@
 use agon::game::{Game, GameOptions, GameState, Outcome, Player, Proven, SolveBudget};
 use agon::games::nim::{Nim, NimOptions};
 use agon::harness::random_play;
-use agon::tools::perft::perft;
+use agon::tools::perft::{PerftError, perft};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
@@ -68,7 +68,7 @@ fn start_position_and_notation() {
     next.play(mv);
     assert_eq!(next.fen(), "1/4/5 o");
     assert_eq!(start.count_moves(), 12);
-    assert_eq!(perft(&start, 1), 12);
+    assert_eq!(perft(&start, 1), Ok(12));
 }
 
 #[test]
@@ -211,4 +211,16 @@ fn random_play_keeps_invariants() {
         assert!(stats.wins_x > 0 && stats.wins_o > 0);
         assert_eq!(stats.draws, 0);
     }
+}
+
+#[test]
+fn perft_refuses_counts_beyond_64_bits() {
+    // The move count used to saturate silently at 2^64 - 1.
+    let huge = nim("18446744073709551615/3 x", false);
+    assert_eq!(perft(&huge, 1), Err(PerftError::Overflow));
+    let near = nim("18446744073709551613/1 x", false);
+    assert_eq!(perft(&near, 1), Ok(u64::MAX - 1));
+    assert_eq!(perft(&near, 2), Err(PerftError::TooManyMoves(u64::MAX - 1)));
+    let split = agon::tools::perft::divide(&nim("3/4 x", false), 1);
+    assert_eq!(split.map(|s| s.len()), Ok(7));
 }

@@ -39,13 +39,36 @@ impl Driver {
     }
 
     fn wait_bestmove(&mut self, timeout: Duration) -> Vec<String> {
+        self.wait_line("bestmove", timeout)
+    }
+
+    /// Waits until a line starting with `prefix` is out; returns every line.
+    fn wait_line(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
         let start = Instant::now();
         loop {
             let lines = self.out.lines();
-            if lines.iter().any(|l| l.starts_with("bestmove")) {
+            if lines.iter().any(|l| l.starts_with(prefix)) {
                 return lines;
             }
-            assert!(start.elapsed() < timeout, "no bestmove: {lines:?}");
+            assert!(start.elapsed() < timeout, "no {prefix}: {lines:?}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Sends `perft …` and waits for its `nodes` line or its error.
+    fn perft(&mut self, line: &str) -> Vec<String> {
+        self.out.clear();
+        self.engine.handle_line(line);
+        let start = Instant::now();
+        loop {
+            let lines = self.out.lines();
+            if lines
+                .iter()
+                .any(|l| l.starts_with("nodes") || l.starts_with("info string"))
+            {
+                return lines;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "{lines:?}");
             std::thread::sleep(Duration::from_millis(1));
         }
     }
@@ -229,7 +252,7 @@ fn malformed_go_does_not_search() {
 #[test]
 fn perft_command_divides_and_totals() {
     let mut d = nim_driver();
-    let lines = d.send("perft 2");
+    let lines = d.perft("perft 2");
     assert_eq!(lines.len(), 13);
     assert_eq!(lines[0], "1:1: 11");
     assert_eq!(
@@ -242,6 +265,35 @@ fn perft_command_divides_and_totals() {
     d.send("setoption name Heaps value 1000000/1");
     assert!(is_error(&d.send("perft 1")), "too many moves to list");
     assert!(is_error(&d.send("query moves")));
+}
+
+#[test]
+fn perft_runs_like_a_search_and_stops() {
+    // It used to block the engine: `isready` answered after 21 s on
+    // Mū Tōrere depth 36, and `stop` was ignored.
+    let mut d = Driver::new();
+    d.send("setoption name Game value mutorere");
+    d.out.clear();
+    d.engine.handle_line("perft 40");
+    let start = Instant::now();
+    d.engine.handle_line("isready");
+    assert!(d.out.lines().iter().any(|l| l == "readyok"));
+    assert!(is_error(&d.send("go depth 1")), "one job at a time");
+    assert!(is_error(&d.send("perft 2")), "one job at a time");
+    d.engine.handle_line("stop");
+    assert!(start.elapsed() < Duration::from_secs(2));
+    let lines = d.out.lines();
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("info string perft stopped")
+    );
+    assert!(!lines.iter().any(|l| l.starts_with("nodes")), "{lines:?}");
+    let lines = d.perft("perft 2");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("nodes 2"),
+        "{lines:?}"
+    );
 }
 
 #[test]
@@ -368,7 +420,7 @@ fn ataxx_is_the_default_game() {
     let mut d = Driver::new();
     assert_eq!(d.answer("query fen"), "response x5o/7/7/7/7/7/o5x x 0 1");
     assert_eq!(d.answer("query p1turn"), "response true");
-    let lines = d.send("perft 2");
+    let lines = d.perft("perft 2");
     assert_eq!(lines.last().map(String::as_str), Some("nodes 256"));
     let moves = d.answer("query moves");
     assert_eq!(

@@ -300,6 +300,7 @@ impl Game for Nim {
     }
 
     fn count_moves(&self) -> u64 {
+        // Saturates at u64::MAX, which perft therefore refuses as a count.
         self.heaps
             .iter()
             .fold(0u64, |acc, &h| acc.saturating_add(h))

@@ -369,13 +369,17 @@ impl Engine {
                 "perft depth must be from 1 to {MAX_DEPTH}, not {depth}"
             ));
         }
-        let split = self.session().divide(depth)?;
-        let mut total = 0u64;
-        for (mv, count) in split {
-            total += count;
-            self.out.line(&format!("{mv}: {count}"));
-        }
-        self.out.line(&format!("nodes {total}"));
+        let signals = SearchSignals::default();
+        let thread = self
+            .session()
+            .start_perft(depth, self.out.clone(), signals.clone())?;
+        // Run like a bounded search: `isready` is answered meanwhile,
+        // `stop` ends it, end of input lets it finish.
+        self.search = Some(RunningSearch {
+            signals,
+            thread,
+            unbounded: false,
+        });
         Ok(())
     }
 }

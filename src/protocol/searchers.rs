@@ -75,7 +75,14 @@ impl<G: Game> Searchers<G> {
     pub fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
         match chosen_search::<G>(options) {
             PreferredSearch::AlphaBeta => {
-                self.alphabeta(options)?;
+                if let Err(refused) = self.alphabeta_exactly(options) {
+                    let kept = match self.alphabeta(options) {
+                        Ok(_) => self.table_mb().map(|mb| format!("a {mb} MiB table")),
+                        Err(_) => None,
+                    };
+                    let kept = kept.unwrap_or_else(|| "no table".into());
+                    return Err(format!("{refused}; the search keeps {kept}"));
+                }
             }
             PreferredSearch::Mcts => {
                 self.mcts(mcts_config::<G>(options));
@@ -127,9 +134,10 @@ impl<G: Game> Searchers<G> {
         })
     }
 
-    /// The alpha-beta searcher with the options' table size and threads,
-    /// made anew when the size changed.
-    fn alphabeta(&mut self, options: &EngineOptions) -> Result<&mut AlphaBeta<G>, String> {
+    /// The alpha-beta searcher with exactly the options' table size (made
+    /// anew when the size changed) and threads. A refused allocation is an
+    /// error and leaves the searchers as they were.
+    fn alphabeta_exactly(&mut self, options: &EngineOptions) -> Result<&mut AlphaBeta<G>, String> {
         let hash_mb = options.hash_mb;
         let fits = matches!(self, Searchers::AlphaBeta { hash_mb: size, .. } if *size == hash_mb);
         if !fits {
@@ -138,12 +146,52 @@ impl<G: Game> Searchers<G> {
             let search = AlphaBeta::new(hash_mb)?;
             *self = Searchers::AlphaBeta { search, hash_mb };
         }
+        Ok(self.alphabeta_held(options))
+    }
+
+    /// The alpha-beta searcher for `options`: the exact table if the system
+    /// grants it, else the alpha-beta table already held, else the largest
+    /// smaller table that can be had, halving down to 1 MiB (`isready` has
+    /// already reported the refusal). An error only when not even that can
+    /// be had.
+    fn alphabeta(&mut self, options: &EngineOptions) -> Result<&mut AlphaBeta<G>, String> {
+        let refused = match self.alphabeta_exactly(options) {
+            Ok(_) => None,
+            Err(refused) => Some(refused),
+        };
+        if let Some(refused) = refused
+            && !matches!(self, Searchers::AlphaBeta { .. })
+        {
+            let mut hash_mb = options.hash_mb;
+            let search = loop {
+                if hash_mb <= 1 {
+                    return Err(refused);
+                }
+                hash_mb /= 2;
+                if let Ok(search) = AlphaBeta::new(hash_mb) {
+                    break search;
+                }
+            };
+            *self = Searchers::AlphaBeta { search, hash_mb };
+        }
+        Ok(self.alphabeta_held(options))
+    }
+
+    /// The size of the alpha-beta table held, if any.
+    fn table_mb(&self) -> Option<usize> {
+        match self {
+            Searchers::AlphaBeta { hash_mb, .. } => Some(*hash_mb),
+            _ => None,
+        }
+    }
+
+    fn alphabeta_held(&mut self, options: &EngineOptions) -> &mut AlphaBeta<G> {
         match self {
             Searchers::AlphaBeta { search, .. } => {
                 search.set_threads(options.threads);
-                Ok(search)
+                search
             }
-            _ => unreachable!("just made an alpha-beta searcher"),
+            _ => unreachable!("an alpha-beta searcher was just made"),
         }
     }
 

@@ -45,8 +45,16 @@ pub trait Session: Send {
     fn outcome(&self) -> Option<Outcome>;
     /// The legal moves as strings; an error when there are too many.
     fn legal_moves(&self) -> Result<Vec<String>, String>;
-    /// Perft split by root move.
-    fn divide(&self, depth: u32) -> Result<Vec<(String, u64)>, String>;
+    /// Starts perft split by root move on a new thread, like a search: it
+    /// prints `<move>: <count>` as each root move is counted, then
+    /// `nodes <total>`; `stop` (raising `signals.stop`) ends it early with
+    /// an `info string`. `done` is set before the last line.
+    fn start_perft(
+        &self,
+        depth: u32,
+        out: Output,
+        signals: SearchSignals,
+    ) -> Result<JoinHandle<()>, String>;
     /// Starts a search of the current position on a new thread, which
     /// prints `info` lines and finally `bestmove`. The thread sets `done`
     /// just before it prints `bestmove`, so that a command arriving right
@@ -208,9 +216,28 @@ impl<G: Game> Session for GameSession<G> {
             .collect())
     }
 
-    fn divide(&self, depth: u32) -> Result<Vec<(String, u64)>, String> {
+    fn start_perft(
+        &self,
+        depth: u32,
+        out: Output,
+        signals: SearchSignals,
+    ) -> Result<JoinHandle<()>, String> {
         self.moves_allowed()?;
-        Ok(perft::divide(&self.state.position, depth))
+        let position = self.state.position.clone();
+        std::thread::Builder::new()
+            .name(format!("{}-perft", G::NAME))
+            .spawn(move || {
+                let counted = perft::divide_until(&position, depth, &signals.stop, |mv, count| {
+                    out.line(&format!("{mv}: {count}"))
+                });
+                signals.done.store(true, Ordering::Release);
+                match counted {
+                    Ok(total) => out.line(&format!("nodes {total}")),
+                    Err(perft::PerftError::Stopped) => out.line("info string perft stopped"),
+                    Err(why) => out.error(&why.to_string()),
+                }
+            })
+            .map_err(|e| format!("cannot start the perft thread: {e}"))
     }
 
     fn start_search(

@@ -245,12 +245,16 @@ pub struct Tree<G: Game> {
 
 impl<G: Game> Tree<G> {
     /// An empty tree of at most `capacity` nodes (the root's children are
-    /// always allowed, so that a move can be chosen).
+    /// always allowed, so that a move can be chosen). The arena is reserved
+    /// at once when the system allows; otherwise it grows as needed, and
+    /// stops growing (the tree counts as full) when memory is refused, so
+    /// a `Hash` larger than the machine never aborts the engine.
     pub fn new(capacity: usize) -> Self {
-        Tree {
-            nodes: Vec::with_capacity(capacity.max(1)),
-            capacity: capacity.max(1),
-        }
+        let capacity = capacity.max(1);
+        let mut nodes = Vec::new();
+        // A refused reservation is not an error here: see above.
+        let _ = nodes.try_reserve_exact(capacity);
+        Tree { nodes, capacity }
     }
 
     /// Throws the tree away and starts from a fresh root.
@@ -360,6 +364,9 @@ impl<G: Game> Tree<G> {
         if w.moves.is_empty() || (node != 0 && !fits) {
             return false;
         }
+        if self.nodes.try_reserve(w.moves.len()).is_err() {
+            return false; // out of memory: the tree is full
+        }
         let first = self.nodes.len();
         let mover = pos.side_to_move();
         self.nodes
@@ -461,9 +468,17 @@ impl<G: Game> Tree<G> {
         true
     }
 
-    /// Copies the subtree of `from` into a fresh arena.
+    /// Copies the subtree of `from` into a fresh arena (at most as large as
+    /// the old one). Without memory for it, only the new root is kept.
     fn compact(&mut self, from: usize) {
-        let mut fresh: Vec<Node<G::Move>> = Vec::with_capacity(self.capacity);
+        let mut fresh: Vec<Node<G::Move>> = Vec::new();
+        if fresh.try_reserve_exact(self.nodes.len()).is_err() {
+            let mut root = self.nodes[from].clone();
+            root.child_count = 0;
+            self.nodes.clear();
+            self.nodes.push(root);
+            return;
+        }
         fresh.push(self.nodes[from].clone());
         let mut queue = VecDeque::from([(from, 0usize)]);
         while let Some((old, new)) = queue.pop_front() {
