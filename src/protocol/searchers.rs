@@ -155,10 +155,7 @@ impl<G: Game> Searchers<G> {
     /// already reported the refusal). An error only when not even that can
     /// be had.
     fn alphabeta(&mut self, options: &EngineOptions) -> Result<&mut AlphaBeta<G>, String> {
-        let refused = match self.alphabeta_exactly(options) {
-            Ok(_) => None,
-            Err(refused) => Some(refused),
-        };
+        let refused = self.alphabeta_exactly(options).err();
         if let Some(refused) = refused
             && !matches!(self, Searchers::AlphaBeta { .. })
         {
