@@ -349,6 +349,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The move of a code made by [`Game::move_code`], if the code is one.
     fn move_from_code(code: u32) -> Option<Self::Move>;
 
+    /// Which rule ended the game, in a few words (`board full`, `blocked
+    /// side loses`, `move counter`, …), when [`Game::outcome`] says it is
+    /// over; `None` otherwise. Repetition is named by [`GameState`]. The
+    /// default says only `rules`.
+    fn end_reason(&self) -> Option<&'static str> {
+        self.outcome().map(|_| "rules")
+    }
+
     /// How many more moves the side to move expects to make in this turn,
     /// this one included (at least 1), so that the clock is planned per
     /// turn rather than per move. The default, 1, suits games where a turn
@@ -484,6 +492,15 @@ impl<G: Game> GameState<G> {
             return Some(self.position.repetition_outcome());
         }
         None
+    }
+
+    /// Which rule ended the game (`repetition` or the position's own
+    /// [`Game::end_reason`]), `None` while it goes on.
+    pub fn end_reason(&self) -> Option<&'static str> {
+        if self.position.outcome().is_some() {
+            return self.position.end_reason();
+        }
+        self.outcome().map(|_| "repetition")
     }
 
     /// Legal moves, none when the game is over (repetition included).

@@ -53,6 +53,7 @@ pub fn random_play<G: Game>(
             if let Some(outcome) = state.outcome() {
                 if state.position.outcome().is_none() {
                     stats.repetitions += 1;
+                    assert_eq!(state.end_reason(), Some("repetition"));
                 }
                 match outcome {
                     crate::game::Outcome::Win(crate::game::Player::X) => stats.wins_x += 1,
@@ -116,6 +117,18 @@ fn check_position<G: Game>(
         position.count_moves(),
         moves.len() as u64,
         "count_moves disagrees with generate_moves at {}",
+        context()
+    );
+    assert_eq!(
+        position.end_reason().is_some(),
+        position.outcome().is_some(),
+        "an end reason exactly when the game is over, at {}",
+        context()
+    );
+    assert_ne!(
+        position.end_reason(),
+        Some("rules"),
+        "every game here names its end rule, at {}",
         context()
     );
     for &mv in moves.iter() {

@@ -64,9 +64,11 @@ enum Command {
     ///
     /// Prints, like cutechess-cli, `Score of P1 vs P2: W - L - D  [score] N`
     /// and `Elo difference: E +/- M, LOS: L %, DrawRatio: D %`, plus the
-    /// SPRT state with --sprt. Players: `agon[:key=value,…]` (keys search,
-    /// depth, nodes, threads, hash, player=engine|baseline|random, name),
-    /// `ugi:<command line>` or `uai:<command line>`.
+    /// SPRT state with --sprt. Players: `agon[:key=value,…]` (keys
+    /// search=auto|alphabeta|mcts, depth, nodes, threads, hash,
+    /// playout=auto|random|policy, exploration (centi-units), parallel=tree|root,
+    /// player=engine|baseline|random, name), `ugi:<command line>` or
+    /// `uai:<command line>`.
     Match(Box<MatchArgs>),
     /// Analyse every position of a file and check the expected answers.
     ///
@@ -162,7 +164,8 @@ struct MatchArgs {
     /// Seed of the built-in players' random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Adjudicate a draw after this many plies.
+    /// Adjudicate after this many plies: by the piece or box count in the
+    /// games that count (Ataxx, Dots and Boxes, CTOR), else a draw.
     #[arg(long)]
     max_plies: Option<u32>,
     /// Replay a record file through the rules and print its score.

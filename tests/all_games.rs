@@ -133,6 +133,28 @@ fn play_through_protocol(name: &str, search: &str, max_plies: usize) {
         ["response p1win", "response p2win", "response draw"].contains(&result.as_str()),
         "{name}: {result}"
     );
+    // Why the game ended, named by its rule (new: a GUI could only learn
+    // the result).
+    let reason = ask(&mut engine, "query reason");
+    assert!(
+        reason.len() > "response ".len() && !reason.ends_with(" none"),
+        "{name}: {reason}"
+    );
+    // The diagram names the side to move and prints the position once.
+    out.clear();
+    engine.handle_line("d");
+    let diagram = out.lines();
+    let fen = ask(&mut engine, "query fen");
+    let fen = fen.trim_start_matches("response ");
+    assert_eq!(
+        diagram.iter().filter(|l| l.contains(fen)).count(),
+        1,
+        "{name}: {diagram:?}"
+    );
+    assert!(
+        diagram.iter().any(|l| l.contains(" to move")),
+        "{name}: {diagram:?}"
+    );
     let go = {
         out.clear();
         engine.handle_line("go depth 1");

@@ -118,6 +118,29 @@ fn handshake_announces_options_and_can_repeat() {
             .any(|l| l
                 == "option name Search type combo default auto var auto var alphabeta var mcts")
     );
+    // `Size` is `4x4` for dots and `8` for ctor: it used to announce
+    // `4x4`, invalid for ctor; the empty default restores each game's own.
+    assert!(
+        first
+            .iter()
+            .any(|l| l == "option name Size type string default <empty>"),
+        "{first:?}"
+    );
+    assert!(d.send("setoption name Size value 10").is_empty());
+    assert!(d.send("setoption name Size value 3x3").is_empty());
+    d.send("setoption name Game value ctor");
+    assert_eq!(
+        d.answer("query fen"),
+        "response 10/10/10/10/10/10/10/10/10/10 x 1 0/0/0/0 0"
+    );
+    assert!(d.send("setoption name Size value <empty>").is_empty());
+    assert_eq!(
+        d.answer("query fen"),
+        "response 8/8/8/8/8/8/8/8 x 1 0/0/0/0 0"
+    );
+    d.send("setoption name Game value dots");
+    assert!(d.answer("query fen").starts_with("response 4x4 "));
+    d.send("setoption name Game value nim");
     assert_eq!(d.send("ugi"), first, "ugi again changes nothing");
     assert_eq!(d.send("isready"), vec!["readyok"]);
     assert!(d.send("").is_empty(), "blank lines are ignored");

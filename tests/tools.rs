@@ -465,6 +465,21 @@ fn analyse_reports_bad_lines_and_writes_json() {
         lines.last().copied(),
         Some("{\"summary\":{\"positions\":2,\"checked\":2,\"solved\":1,\"skipped\":4}}")
     );
+    // Unknown operations (a misspelt `bm`) used to be ignored silently.
+    let text = "3/4/5 x ; foo 3\n3/4/5 x ; mb 1:2\n3/4/5 x ; bm 1:2\n";
+    let mut out = Vec::new();
+    let config = analyse_config(AnalyseLimits::default());
+    let summary = analyse::run(&config, text, &mut out).expect("runs");
+    let output = String::from_utf8(out).expect("utf-8");
+    assert_eq!((summary.positions, summary.skipped), (1, 2), "{output}");
+    assert!(
+        output.contains("line 1: skipped: unknown operation 'foo'"),
+        "{output}"
+    );
+    assert!(
+        output.contains("line 2: skipped: unknown operation 'mb'"),
+        "{output}"
+    );
 }
 
 #[test]

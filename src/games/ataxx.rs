@@ -511,6 +511,26 @@ impl Ataxx {
         }
     }
 
+    /// Which rule [`Ataxx::seed_outcome`] or [`Ataxx::standard_outcome`]
+    /// applied, checked in the same order.
+    fn end_rule(&self, empty: u64) -> Option<&'static str> {
+        self.outcome_with(empty)?;
+        let us = self.pieces[self.side.index()];
+        let them = self.pieces[self.side.other().index()];
+        let reason = match self.options.rules {
+            RuleSet::Seed if empty == 0 => "board full",
+            RuleSet::Seed if us == 0 || them == 0 => "no pieces left",
+            RuleSet::Seed if self.halfmoves >= SEED_COUNTER_LIMIT => "move counter",
+            RuleSet::Seed if !Self::can_move(them, empty) => "neither side can move",
+            RuleSet::Seed => "blocked side loses",
+            RuleSet::Standard if empty == 0 => "board full",
+            RuleSet::Standard if !Self::can_move(us | them, empty) => "neither side can move",
+            RuleSet::Standard if us == 0 || them == 0 => "no pieces left",
+            RuleSet::Standard => "move counter",
+        };
+        Some(reason)
+    }
+
     /// End checks of the standard rules, in libataxx / python-ataxx order.
     fn standard_outcome(&self, empty: u64) -> Option<Outcome> {
         if !Self::can_move(self.pieces[0] | self.pieces[1], empty) {
@@ -796,6 +816,10 @@ impl Game for Ataxx {
         self.outcome_with(self.empty())
     }
 
+    fn end_reason(&self) -> Option<&'static str> {
+        self.end_rule(self.empty())
+    }
+
     fn hash(&self) -> u64 {
         self.hash
     }
@@ -958,7 +982,6 @@ impl Game for Ataxx {
             self.halfmoves,
             self.fullmoves
         );
-        let _ = writeln!(out, "fen {}", self.fen());
         out
     }
 }

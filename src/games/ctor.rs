@@ -695,6 +695,16 @@ impl Game for Ctor {
         }
     }
 
+    fn end_reason(&self) -> Option<&'static str> {
+        if self.empties() == 0 {
+            Some("board full")
+        } else if self.empty >= 2 {
+            Some("two empty turns in a row")
+        } else {
+            None
+        }
+    }
+
     fn hash(&self) -> u64 {
         self.board_hash ^ self.turn_state_key()
     }
@@ -890,12 +900,21 @@ impl Game for Ctor {
             }
             out.push_str(&format!("   {:>3}-{:>3}\n", r * n + 1, r * n + n));
         }
+        let b = self.budget();
         out.push_str(&format!(
-            "x {} o {}, team {}\n{}\n",
+            "{} to move, turn {}, done {}/{} placements {}/{} movements {}/{} landings {} replacements; x {} o {}, team {}\n",
+            self.side.to_char(),
+            self.turn,
+            self.placed,
+            b.place,
+            self.moved,
+            b.moves,
+            self.landed,
+            b.land,
+            self.replaced,
             self.chip_count(Player::X),
             self.chip_count(Player::O),
             self.team,
-            self.fen()
         ));
         out
     }

@@ -383,6 +383,13 @@ impl Game for MuTorere {
         (self.plies >= PLY_LIMIT).then_some(Outcome::Draw)
     }
 
+    fn end_reason(&self) -> Option<&'static str> {
+        if !self.has_raw_move() {
+            return Some("blocked side loses");
+        }
+        (self.plies >= PLY_LIMIT).then_some("ply limit")
+    }
+
     fn hash(&self) -> u64 {
         self.hash
     }

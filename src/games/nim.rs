@@ -239,6 +239,10 @@ impl Game for Nim {
         self.side = self.side.other();
     }
 
+    fn end_reason(&self) -> Option<&'static str> {
+        self.outcome().map(|_| "last object taken")
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         if self.heaps.iter().any(|&h| h > 0) {
             return None;

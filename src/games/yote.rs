@@ -603,6 +603,17 @@ impl Game for Yote {
         (self.quiet >= QUIET_LIMIT).then_some(Outcome::Draw)
     }
 
+    fn end_reason(&self) -> Option<&'static str> {
+        let me = self.side.index();
+        if self.reserve[me] < RESERVE && self.stones[me] == 0 {
+            Some("no stones left")
+        } else if self.reserve[me] < RESERVE && !self.has_move() {
+            Some("blocked side loses")
+        } else {
+            (self.quiet >= QUIET_LIMIT).then_some("moves without capture")
+        }
+    }
+
     fn hash(&self) -> u64 {
         self.hash
     }
@@ -748,7 +759,14 @@ impl Game for Yote {
             out.push('\n');
         }
         out.push_str("  a b c d e f\n");
-        out.push_str(&format!("{}\n", self.fen()));
+        out.push_str(&format!(
+            "{} to move, reserves x {} o {}, moves without capture {}, full-move {}\n",
+            self.side.to_char(),
+            self.reserve[0],
+            self.reserve[1],
+            self.quiet,
+            self.fullmove
+        ));
         out
     }
 }

@@ -195,8 +195,14 @@ impl Engine {
         for session in &self.sessions {
             for spec in session.option_specs() {
                 match specs.iter_mut().find(|s| s.name == spec.name) {
-                    Some(existing) if existing.kind != spec.kind => {
+                    // Shared by games that differ (`Size`: `4x4` for dots,
+                    // `8` for ctor): a string whose empty default means
+                    // "each game's own default".
+                    Some(existing)
+                        if existing.kind != spec.kind || existing.default != spec.default =>
+                    {
                         existing.kind = OptionKind::Text;
+                        existing.default = EMPTY_DEFAULT.into();
                     }
                     Some(_) => {}
                     None => specs.push(spec),
@@ -244,15 +250,18 @@ impl Engine {
     /// Offers a game option to every game that has one by that name: each
     /// keeps it if valid for it (`Size 4x4` is for dots, `Size 10` for
     /// ctor). An error only when no game accepts it.
+    /// An empty value (or `<empty>`) gives every game its own default.
     fn set_game_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         let mut errors = Vec::new();
         let mut accepted = false;
+        let reset = value.is_empty() || value == EMPTY_DEFAULT;
         for session in &mut self.sessions {
-            let has_option = session
+            let spec = session
                 .option_specs()
-                .iter()
-                .any(|s| s.name.eq_ignore_ascii_case(name));
-            if has_option {
+                .into_iter()
+                .find(|s| s.name.eq_ignore_ascii_case(name));
+            if let Some(spec) = spec {
+                let value = if reset { spec.default.as_str() } else { value };
                 match session.set_option(name, value) {
                     Ok(()) => accepted = true,
                     Err(e) => errors.push(format!("{}: {e}", session.name())),
@@ -329,9 +338,10 @@ impl Engine {
                 .outcome()
                 .map_or("none", |o| o.ugi_name())
                 .to_owned(),
+            ["reason"] => session.end_reason().unwrap_or("none").to_owned(),
             ["moves"] => session.legal_moves()?.join(" "),
             ["fen"] => session.fen(),
-            _ => return Err("usage: query gameover|p1turn|result|moves|fen".into()),
+            _ => return Err("usage: query gameover|p1turn|result|reason|moves|fen".into()),
         };
         let line = if answer.is_empty() {
             "response".to_owned()
@@ -383,6 +393,10 @@ impl Engine {
         Ok(())
     }
 }
+
+/// The announced default of an option several games share with different
+/// defaults (the UCI spelling of an empty string).
+const EMPTY_DEFAULT: &str = "<empty>";
 
 /// Splits `name <N…> [value <V…>]`; names and values may contain spaces.
 fn parse_setoption(args: &[&str]) -> Result<(String, String), String> {

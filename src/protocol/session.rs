@@ -43,6 +43,8 @@ pub trait Session: Send {
     fn side_to_move(&self) -> Player;
     /// The result if the game is over (repetition included).
     fn outcome(&self) -> Option<Outcome>;
+    /// Which rule ended the game, if it is over.
+    fn end_reason(&self) -> Option<&'static str>;
     /// The legal moves as strings; an error when there are too many.
     fn legal_moves(&self) -> Result<Vec<String>, String>;
     /// Starts perft split by root move on a new thread, like a search: it
@@ -170,10 +172,12 @@ impl<G: Game> Session for GameSession<G> {
                     outcome.ugi_name()
                 ));
             }
-            let mv = state
-                .position
-                .parse_move(text)
-                .map_err(|e| format!("move {number} '{text}' is not a {} move: {e}", G::NAME))?;
+            let mv = state.position.parse_move(text).map_err(|e| {
+                format!(
+                    "move {number} '{text}' is not a legal {} move here: {e}",
+                    G::NAME
+                )
+            })?;
             if !state.position.is_legal(mv) {
                 return Err(format!(
                     "move {number} '{text}' is illegal in '{}'",
@@ -200,6 +204,10 @@ impl<G: Game> Session for GameSession<G> {
 
     fn outcome(&self) -> Option<Outcome> {
         self.state.outcome()
+    }
+
+    fn end_reason(&self) -> Option<&'static str> {
+        self.state.end_reason()
     }
 
     fn legal_moves(&self) -> Result<Vec<String>, String> {

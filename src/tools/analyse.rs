@@ -327,6 +327,10 @@ struct Analyser<'a, G: Game> {
     searchers: Searchers<G>,
 }
 
+/// The operations a position line may carry; any other is a mistake (a
+/// misspelt `bm` would silently drop the check) and skips the line.
+const KNOWN_OPCODES: [&str; 7] = ["bm", "am", "value", "id", "depth", "movetime", "nodes"];
+
 /// A line's checks before the analysis.
 struct Checks<M> {
     best: Option<Vec<M>>,
@@ -342,6 +346,17 @@ impl<G: Game> Analyser<'_, G> {
         let state = GameState::new(position);
         if let Some(outcome) = state.outcome() {
             return Err(fail(format!("the game is over ({})", outcome.ugi_name())));
+        }
+        if let Some(op) = line
+            .operations
+            .iter()
+            .find(|op| !KNOWN_OPCODES.contains(&op.opcode.as_str()))
+        {
+            return Err(fail(format!(
+                "unknown operation '{}' (known: {})",
+                op.opcode,
+                KNOWN_OPCODES.join(", ")
+            )));
         }
         let checks = read_checks(&state.position, line).map_err(fail)?;
         let limits = line_limits(self.config.limits, line).map_err(fail)?;

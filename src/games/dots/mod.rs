@@ -402,6 +402,10 @@ impl Game for Dots {
         }
     }
 
+    fn end_reason(&self) -> Option<&'static str> {
+        self.outcome().map(|_| "every line drawn")
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         (self.lines == self.geo.full)
             .then(|| Outcome::by_count(self.score(Player::X), self.score(Player::O)))
