@@ -169,8 +169,24 @@ struct MatchArgs {
     #[arg(long)]
     max_plies: Option<u32>,
     /// Replay a record file through the rules and print its score.
-    #[arg(long, conflicts_with_all = ["p1", "p2"])]
+    #[arg(long, conflicts_with_all = ["p1", "p2", "merge"])]
     replay: Option<PathBuf>,
+    /// Combine the record files of a match's shards (`--shard`) into one
+    /// result, verified through the rules; with --out and --pgn, write the
+    /// combined games.
+    #[arg(long, num_args = 1.., value_name = "FILES", conflicts_with_all = ["p1", "p2"])]
+    merge: Vec<PathBuf>,
+    /// Also write the games as PGN to this file.
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Play part I of N disjoint parts of the match (opening pairs I, I+N,
+    /// …; the same game numbers and seeds as the whole match). Merge the
+    /// parts' --out files with --merge.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Without a progress bar, print the running score every N games.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    report_every: usize,
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
@@ -396,26 +412,55 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         progress: !args.no_progress && std::io::stderr().is_terminal(),
         handshake_timeout: std::time::Duration::from_millis(args.handshake_timeout.max(1)),
         verbose: args.verbose,
+        report_every: args.report_every,
+        pgn: args.pgn.clone(),
+        shard: args
+            .shard
+            .as_deref()
+            .map(matches::parse_shard)
+            .transpose()?,
     })
 }
 
 fn run_match(args: &MatchArgs) -> Result<(), String> {
     if let Some(path) = &args.replay {
-        return run_replay(path);
+        return run_replay(args, std::slice::from_ref(path));
+    }
+    if !args.merge.is_empty() {
+        return run_replay(args, &args.merge);
     }
     let config = match_config(args)?;
     matches::run_match(&config, &mut std::io::stdout().lock()).map(|_| ())
 }
 
-fn run_replay(path: &PathBuf) -> Result<(), String> {
-    let summary = matches::record::replay(&read_file(path)?)?;
+/// `--replay FILE` and `--merge FILES…`: verify, combine, summarise, and
+/// (merging) write the combined records and PGN.
+fn run_replay(args: &MatchArgs, paths: &[PathBuf]) -> Result<(), String> {
+    let texts = paths
+        .iter()
+        .map(|path| read_file(path).map(|text| (path.display().to_string(), text)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let files: Vec<(&str, &str)> = if paths.len() == 1 {
+        vec![("", texts[0].1.as_str())]
+    } else {
+        texts
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect()
+    };
+    let summary = matches::record::merge(&files)?;
     let mut out = std::io::stdout().lock();
     for error in &summary.errors {
         let _ = writeln!(out, "error: {error}");
     }
+    let verb = if paths.len() == 1 {
+        "Replayed"
+    } else {
+        "Merged"
+    };
     let _ = writeln!(
         out,
-        "Replayed {} games, {} bad records",
+        "{verb} {} games, {} bad records",
         summary.games,
         summary.errors.len()
     );
@@ -425,11 +470,44 @@ fn run_replay(path: &PathBuf) -> Result<(), String> {
         matches::stats::score_line(&summary.names[0], &summary.names[1], &summary.score)
     );
     let _ = writeln!(out, "{}", matches::stats::elo_line(&summary.score));
+    if let Some(line) = summary.pairs.line() {
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(text) = &args.sprt {
+        let sprt = Sprt::parse(text, args.sprt_alpha, args.sprt_beta)?;
+        let _ = writeln!(out, "{}", sprt.status_pairs(&summary.pairs).line());
+    }
+    if !args.merge.is_empty() {
+        write_merged(args, &summary.records)?;
+    }
     if summary.errors.is_empty() {
         Ok(())
     } else {
         Err(format!("{} records failed to replay", summary.errors.len()))
     }
+}
+
+fn write_merged(args: &MatchArgs, records: &[matches::record::GameRecord]) -> Result<(), String> {
+    let write = |path: &PathBuf, text: String| {
+        std::fs::write(path, text).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+    };
+    if let Some(path) = &args.out {
+        let mut text = format!("# agon match records, {}\n", matches::record::FORMAT_LINE);
+        for record in records {
+            text.push_str(&record.to_line());
+            text.push('\n');
+        }
+        write(path, text)?;
+    }
+    if let Some(path) = &args.pgn {
+        let date = matches::pgn::today();
+        let mut text = String::new();
+        for record in records {
+            text.push_str(&matches::pgn::pgn_game(record, "agon match", &date)?);
+        }
+        write(path, text)?;
+    }
+    Ok(())
 }
 
 fn run_analyse(args: &AnalyseArgs) -> Result<(), String> {

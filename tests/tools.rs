@@ -42,10 +42,25 @@ fn nim_match(p1: &str, p2: &str, games: usize) -> MatchConfig {
         progress: false,
         handshake_timeout: Duration::from_secs(10),
         verbose: false,
+        report_every: 0,
+        pgn: None,
+        shard: None,
     }
 }
 
+/// Plays a match; returns the report and the summary lines (the per-game
+/// `Finished game` lines, printed without a terminal, are left out).
 fn play(config: &MatchConfig) -> (MatchReport, Vec<String>) {
+    let (report, lines) = play_all(config);
+    let summary = lines
+        .into_iter()
+        .filter(|l| !l.starts_with("Finished game"))
+        .collect();
+    (report, summary)
+}
+
+/// Plays a match; returns the report and every line printed.
+fn play_all(config: &MatchConfig) -> (MatchReport, Vec<String>) {
     let mut out = Vec::new();
     let report = run_match(config, &mut out).expect("the match runs");
     let text = String::from_utf8(out).expect("utf-8 output");
@@ -90,10 +105,15 @@ fn elo_error_margin_and_los_match_cutechess() {
         score_line("A", "B", &score),
         "Score of A vs B: 60 - 40 - 0  [0.600] 100"
     );
-    // A whitewash prints like cutechess: infinite Elo, undefined margin.
+    // A whitewash: infinite Elo and margin (cutechess prints `nan` for the
+    // margin, which the issue on tournament output ruled out).
     assert_eq!(
         elo_line(&Score::new(10, 0, 0)),
-        "Elo difference: inf +/- nan, LOS: 99.9 %, DrawRatio: 0.0 %"
+        "Elo difference: inf +/- inf, LOS: 99.9 %, DrawRatio: 0.0 %"
+    );
+    assert_eq!(
+        elo_line(&Score::new(0, 0, 3)),
+        "Elo difference: -0.0 +/- 0.0, LOS: 50.0 %, DrawRatio: 100.0 %"
     );
 }
 
@@ -502,9 +522,20 @@ fn command_line_match_replay_and_analyse() {
         .expect("agon runs");
     assert!(output.status.success(), "{output:?}");
     let stdout = String::from_utf8_lossy(&output.stdout);
+    // Without a terminal: a line per game, then the summary.
     let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4 + 3, "{stdout}");
+    assert!(
+        lines[0].starts_with("Finished game 1 (agon vs agon:player=random): 1-0"),
+        "{stdout}"
+    );
+    let lines = &lines[4..];
     assert!(
         lines[0].starts_with("Score of agon vs agon:player=random: "),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("Ptnml(0-2): [0, 0, 0, 0, 2], pairs 2"),
         "{stdout}"
     );
     assert!(lines[1].starts_with("Elo difference: "), "{stdout}");
@@ -619,4 +650,74 @@ mod openings {
         assert_eq!(a.canonical_key(), rotated.canonical_key());
         assert_ne!(a.canonical_key(), different.canonical_key());
     }
+}
+
+#[test]
+fn shards_merge_into_the_whole_match() {
+    let dir = scratch("shards");
+    let mut whole = nim_match("agon", "agon:player=random", 10);
+    whole.openings = vec![
+        "3/4/5 x".into(),
+        "1/2/4 x".into(),
+        "2/2/3 x".into(),
+        "5/5 x".into(),
+        "1/6 x".into(),
+    ];
+    whole.report_every = 2;
+    let (report, lines) = play_all(&whole);
+    // Without a terminal: each game, and the running score every 2 games.
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("Finished game"))
+            .count(),
+        10
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("Score of")).count(),
+        5,
+        "four running scores and the summary: {lines:?}"
+    );
+    let mut texts = Vec::new();
+    for index in 1..=3 {
+        let mut shard = whole.clone();
+        shard.shard = Some((index, 3));
+        let path = dir.join(format!("shard{index}.txt"));
+        shard.out = Some(path.clone());
+        let (part, _) = play(&shard);
+        // Pairs stay whole: shard 1 plays pairs 1 and 4 (games 1, 2, 7, 8).
+        if index == 1 {
+            let numbers: Vec<usize> = part.records.iter().map(|r| r.number).collect();
+            assert_eq!(numbers, [1, 2, 7, 8]);
+        }
+        texts.push((
+            format!("shard{index}"),
+            std::fs::read_to_string(&path).expect("written"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let merged = agon::tools::matches::record::merge(&files).expect("merges");
+    assert!(merged.errors.is_empty(), "{:?}", merged.errors);
+    assert_eq!(merged.records, report.records, "same games, same seeds");
+    assert_eq!((merged.score, merged.pairs), (report.score, report.pairs));
+    // A game in two files is an error, not counted twice.
+    let twice = [files[0], files[0]];
+    let merged = agon::tools::matches::record::merge(&twice).expect("merges");
+    assert_eq!(merged.games, 4);
+    assert!(
+        merged.errors[0].contains("appears twice"),
+        "{:?}",
+        merged.errors
+    );
+    // An SPRT is run on the merged result, not per shard.
+    let mut shard = whole.clone();
+    shard.shard = Some((1, 2));
+    shard.sprt = Some(Sprt::parse("0,10", 0.05, 0.05).expect("valid"));
+    assert!(run_match(&shard, &mut Vec::new()).is_err());
+    assert!(agon::tools::matches::parse_shard("0/2").is_err());
+    assert!(agon::tools::matches::parse_shard("3/2").is_err());
+    assert_eq!(agon::tools::matches::parse_shard("2/2"), Ok((2, 2)));
 }

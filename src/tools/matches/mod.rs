@@ -10,6 +10,7 @@
 //! `seed` and the game number, so a match is repeatable up to timing.
 
 pub mod external;
+pub mod pgn;
 pub mod player;
 pub mod record;
 pub mod referee;
@@ -23,7 +24,7 @@ use player::{Competitor, make_competitor};
 use record::GameRecord;
 use referee::{GameSetup, play_game};
 use spec::PlayerSpec;
-use stats::{Score, Sprt, SprtStatus, elo_line, score_line};
+use stats::{Pentanomial, Results, Score, Sprt, SprtStatus, elo_line, score_line};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -123,8 +124,31 @@ pub struct MatchConfig {
     pub progress: bool,
     /// How long an external engine may take to answer `ugi`/`isready`.
     pub handshake_timeout: Duration,
-    /// Print a line for every finished game.
+    /// Print a line for every finished game (always done without a
+    /// progress bar).
     pub verbose: bool,
+    /// Without a progress bar, print the running score every this many
+    /// games (cutechess's rating interval); 0 never.
+    pub report_every: usize,
+    /// Also write the games as PGN here.
+    pub pgn: Option<PathBuf>,
+    /// Play only part `index` (from 1) of `count` disjoint parts: the
+    /// opening pairs whose number modulo `count` is `index − 1`, with the
+    /// same game numbers and seeds as in the whole match, so that
+    /// `--merge` of every part's records equals the whole match.
+    pub shard: Option<(usize, usize)>,
+}
+
+/// Parses `I/N` (1 ≤ I ≤ N) for `--shard`.
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let usage = || format!("--shard takes I/N with 1 <= I <= N, not '{text}'");
+    let (index, count) = text.split_once('/').ok_or_else(usage)?;
+    let index: usize = index.trim().parse().map_err(|_| usage())?;
+    let count: usize = count.trim().parse().map_err(|_| usage())?;
+    if index == 0 || index > count {
+        return Err(usage());
+    }
+    Ok((index, count))
 }
 
 /// What a match produced.
@@ -134,6 +158,8 @@ pub struct MatchReport {
     pub names: [String; 2],
     /// The first player's wins, losses and draws.
     pub score: Score,
+    /// The first player's results by opening pair.
+    pub pairs: Pentanomial,
     /// The counted games, in game order.
     pub records: Vec<GameRecord>,
     /// The SPRT state at the end, if one ran.
@@ -147,6 +173,7 @@ impl MatchReport {
             score_line(&self.names[0], &self.names[1], &self.score),
             elo_line(&self.score),
         ];
+        lines.extend(self.pairs.line());
         if let Some(sprt) = &self.sprt {
             lines.push(sprt.line());
         }
@@ -169,6 +196,11 @@ pub fn read_openings(text: &str) -> Result<Vec<String>, String> {
 pub fn run_match(config: &MatchConfig, out: &mut dyn Write) -> Result<MatchReport, String> {
     if config.games == 0 {
         return Err("--games must be at least 1".into());
+    }
+    if config.shard.is_some() && config.sprt.is_some() {
+        return Err(
+            "--sprt decides over the whole match: merge the shards' records and test there".into(),
+        );
     }
     check_uai_rules(config)?;
     let report = visit_game(
@@ -302,8 +334,17 @@ impl<'a, G: Game> MatchRun<'a, G> {
         (setup, first_side)
     }
 
-    fn workers(&self) -> Result<Vec<Pair<G>>, String> {
-        let count = self.config.concurrency.clamp(1, self.config.games);
+    /// The indices of the games this run plays, in order.
+    fn plan(&self) -> Vec<usize> {
+        let games = 0..self.config.games;
+        match self.config.shard {
+            Some((index, count)) => games.filter(|g| (g / 2) % count == index - 1).collect(),
+            None => games.collect(),
+        }
+    }
+
+    fn workers(&self, games: usize) -> Result<Vec<Pair<G>>, String> {
+        let count = self.config.concurrency.clamp(1, games.max(1));
         (0..count)
             .map(|_| {
                 let (options, wait) = (&self.config.options, self.config.handshake_timeout);
@@ -321,26 +362,32 @@ impl<'a, G: Game> MatchRun<'a, G> {
     }
 
     fn run(&self, out: &mut dyn Write) -> Result<MatchReport, String> {
-        let mut writer = match &self.config.out {
-            Some(path) => Some(RecordWriter::create(path)?),
-            None => None,
-        };
-        let workers = self.workers()?;
-        let bar = progress_bar(self.config);
-        let mut tally = Tally::new(self.config.sprt);
+        let plan = self.plan();
+        if plan.is_empty() {
+            return Err("this shard has no game to play (fewer opening pairs than shards)".into());
+        }
+        let mut writers = Vec::new();
+        if let Some(path) = &self.config.out {
+            writers.push(RecordWriter::records(path, &plan)?);
+        }
+        if let Some(path) = &self.config.pgn {
+            writers.push(RecordWriter::pgn(path, &plan)?);
+        }
+        let workers = self.workers(plan.len())?;
+        let bar = progress_bar(self.config, plan.len());
+        let mut tally = Tally::new(self.config.sprt, plan.len());
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         let (sender, receiver) = channel::<Finished>();
         std::thread::scope(|scope| {
             for mut pair in workers {
                 let sender = sender.clone();
-                let (next, stop) = (&next, &stop);
+                let (next, stop, plan) = (&next, &stop, &plan);
                 scope.spawn(move || {
                     while !stop.load(Ordering::Relaxed) {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= self.config.games {
+                        let Some(&index) = plan.get(next.fetch_add(1, Ordering::Relaxed)) else {
                             break;
-                        }
+                        };
                         let finished = self.play(index, &mut pair);
                         if sender.send(finished).is_err() {
                             break;
@@ -353,15 +400,12 @@ impl<'a, G: Game> MatchRun<'a, G> {
                 if tally.decided() {
                     continue; // played after the SPRT decided: not counted
                 }
-                if self.config.verbose {
-                    let line = finished_line(&record);
-                    // A closed output only loses the running commentary.
-                    let _ = bar.suspend(|| writeln!(out, "{line}"));
-                }
                 tally.add(index, record, first_side);
+                // A closed output only loses the running commentary.
+                let _ = bar.suspend(|| self.commentary(out, &tally, &bar));
                 bar.set_message(tally.progress_text());
                 bar.inc(1);
-                if let Some(writer) = writer.as_mut() {
+                for writer in &mut writers {
                     writer.write_ready(&tally.pending);
                 }
                 // Workers finish their current game and take no new one.
@@ -370,15 +414,51 @@ impl<'a, G: Game> MatchRun<'a, G> {
         });
         bar.finish_and_clear();
         let records: Vec<GameRecord> = tally.all_records();
-        if let Some(writer) = writer.as_mut() {
+        for writer in &mut writers {
             writer.write_all(&records)?;
         }
         Ok(MatchReport {
             names: self.names.clone(),
-            score: tally.score,
-            sprt: tally.sprt.map(|s| s.status(&tally.score)),
+            score: tally.results.score(),
+            pairs: tally.results.pentanomial(),
+            sprt: tally.status(),
             records,
         })
+    }
+
+    /// The lines printed as games finish: each game with `--verbose` or
+    /// without a progress bar, and there also the running score every
+    /// `report_every` games, as cutechess-cli prints them.
+    fn commentary(
+        &self,
+        out: &mut dyn Write,
+        tally: &Tally,
+        bar: &ProgressBar,
+    ) -> std::io::Result<()> {
+        let Some(record) = tally.last.as_ref() else {
+            return Ok(());
+        };
+        let quiet_terminal = self.config.progress && !bar.is_hidden();
+        if self.config.verbose || !quiet_terminal {
+            writeln!(out, "{}", finished_line(record))?;
+        }
+        let every = self.config.report_every;
+        let games = tally.results.score().games() as usize;
+        // The last game's score is the summary that follows.
+        let last = games == tally.planned;
+        if !quiet_terminal && every > 0 && games.is_multiple_of(every) && !last {
+            let score = tally.results.score();
+            writeln!(
+                out,
+                "{}",
+                score_line(&self.names[0], &self.names[1], &score)
+            )?;
+            writeln!(out, "{}", elo_line(&score))?;
+            if let Some(line) = tally.results.pentanomial().line() {
+                writeln!(out, "{line}")?;
+            }
+        }
+        out.flush()
     }
 
     fn play(&self, index: usize, pair: &mut Pair<G>) -> Finished {
@@ -392,35 +472,48 @@ impl<'a, G: Game> MatchRun<'a, G> {
     }
 }
 
-/// The running score, the SPRT and the records not yet written.
+/// The running results, the SPRT and the records not yet written.
 struct Tally {
-    score: Score,
+    results: Results,
     sprt: Option<Sprt>,
     /// Counted records by game index.
     pending: BTreeMap<usize, GameRecord>,
+    /// The record counted last.
+    last: Option<GameRecord>,
+    /// Games this run plays.
+    planned: usize,
 }
 
 impl Tally {
-    fn new(sprt: Option<Sprt>) -> Tally {
+    fn new(sprt: Option<Sprt>, planned: usize) -> Tally {
         Tally {
-            score: Score::default(),
+            results: Results::default(),
             sprt,
             pending: BTreeMap::new(),
+            last: None,
+            planned,
         }
     }
 
     fn add(&mut self, index: usize, record: GameRecord, first_side: Player) {
-        self.score.add(record.outcome.sign_for(first_side));
+        self.results
+            .add(record.number, record.outcome.sign_for(first_side));
+        self.last = Some(record.clone());
         self.pending.insert(index, record);
     }
 
+    /// The SPRT over opening pairs.
+    fn status(&self) -> Option<SprtStatus> {
+        let pairs = self.results.pentanomial();
+        self.sprt.map(|s| s.status_pairs(&pairs))
+    }
+
     fn decided(&self) -> bool {
-        self.sprt
-            .is_some_and(|s| s.status(&self.score).decision.is_some())
+        self.status().is_some_and(|s| s.decision.is_some())
     }
 
     fn progress_text(&self) -> String {
-        let s = &self.score;
+        let s = self.results.score();
         format!(
             "{}-{}-{} [{}] Elo {}",
             s.wins,
@@ -436,26 +529,52 @@ impl Tally {
     }
 }
 
-/// Writes records in game order as soon as every earlier game is in.
+/// How a [`RecordWriter`] writes one game.
+type Render = Box<dyn Fn(&GameRecord) -> Result<String, String>>;
+
+/// Writes records (or PGN) in game order as soon as every earlier game of
+/// the plan is in.
 struct RecordWriter {
     file: std::io::BufWriter<std::fs::File>,
     path: PathBuf,
+    render: Render,
+    /// The game indices in the order they are written.
+    plan: Vec<usize>,
+    /// How many of the plan are written.
     next: usize,
+    written: std::collections::BTreeSet<usize>,
     failed: Option<String>,
 }
 
 impl RecordWriter {
-    fn create(path: &PathBuf) -> Result<RecordWriter, String> {
-        let file = std::fs::File::create(path)
-            .map_err(|e| format!("cannot create '{}': {e}", path.display()))?;
-        let mut writer = RecordWriter {
-            file: std::io::BufWriter::new(file),
-            path: path.clone(),
-            next: 0,
-            failed: None,
-        };
+    /// `--out`: the tab-separated record file.
+    fn records(path: &PathBuf, plan: &[usize]) -> Result<RecordWriter, String> {
+        let mut writer = Self::create(path, plan, Box::new(|r| Ok(r.to_line())))?;
         writer.line(&format!("# agon match records, {}", record::FORMAT_LINE));
         Ok(writer)
+    }
+
+    /// `--pgn`: one PGN record per game.
+    fn pgn(path: &PathBuf, plan: &[usize]) -> Result<RecordWriter, String> {
+        let date = pgn::today();
+        let render = Box::new(move |r: &GameRecord| {
+            pgn::pgn_game(r, "agon match", &date).map(|t| t.trim_end().to_owned() + "\n")
+        });
+        Self::create(path, plan, render)
+    }
+
+    fn create(path: &PathBuf, plan: &[usize], render: Render) -> Result<RecordWriter, String> {
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("cannot create '{}': {e}", path.display()))?;
+        Ok(RecordWriter {
+            file: std::io::BufWriter::new(file),
+            path: path.clone(),
+            render,
+            plan: plan.to_vec(),
+            next: 0,
+            written: std::collections::BTreeSet::new(),
+            failed: None,
+        })
     }
 
     fn line(&mut self, text: &str) {
@@ -466,11 +585,19 @@ impl RecordWriter {
         }
     }
 
-    /// Writes the records that continue the written prefix.
+    fn write(&mut self, record: &GameRecord) {
+        if self.written.insert(record.number) {
+            match (self.render)(record) {
+                Ok(text) => self.line(&text),
+                Err(e) => self.failed = Some(format!("game {}: {e}", record.number)),
+            }
+        }
+    }
+
+    /// Writes the records that continue the written prefix of the plan.
     fn write_ready(&mut self, pending: &BTreeMap<usize, GameRecord>) {
-        while let Some(record) = pending.get(&self.next) {
-            let line = record.to_line();
-            self.line(&line);
+        while let Some(record) = self.plan.get(self.next).and_then(|i| pending.get(i)) {
+            self.write(record);
             self.next += 1;
         }
     }
@@ -478,21 +605,18 @@ impl RecordWriter {
     /// At the end: writes every record not written yet (after an SPRT stop
     /// some earlier games may be missing; the numbers say which).
     fn write_all(&mut self, records: &[GameRecord]) -> Result<(), String> {
-        let written = self.next;
-        for record in records.iter().filter(|r| r.number > written) {
-            let line = record.to_line();
-            self.line(&line);
+        for record in records {
+            self.write(record);
         }
         self.failed.take().map_or(Ok(()), Err)
     }
 }
 
-fn progress_bar(config: &MatchConfig) -> ProgressBar {
+fn progress_bar(config: &MatchConfig, games: usize) -> ProgressBar {
     if !config.progress {
         return ProgressBar::hidden();
     }
-    let bar =
-        ProgressBar::with_draw_target(Some(config.games as u64), ProgressDrawTarget::stderr());
+    let bar = ProgressBar::with_draw_target(Some(games as u64), ProgressDrawTarget::stderr());
     if let Ok(style) =
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}")
     {

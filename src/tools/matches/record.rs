@@ -13,7 +13,7 @@
 //! `adjudication: …`, `x forfeits: …`). Lines starting with `#` are
 //! comments.
 
-use super::stats::Score;
+use super::stats::{Pentanomial, Results, Score};
 use crate::game::{Game, GameOptions, GameState, Outcome, Player};
 use crate::games::{GameVisitor, visit_game};
 
@@ -210,6 +210,10 @@ pub struct ReplaySummary {
     pub names: [String; 2],
     /// Result of the first player.
     pub score: Score,
+    /// The first player's results by opening pair.
+    pub pairs: Pentanomial,
+    /// The verified records, in game order.
+    pub records: Vec<GameRecord>,
     /// Games read and verified.
     pub games: usize,
     /// Problems found, each with its line number.
@@ -219,54 +223,89 @@ pub struct ReplaySummary {
 /// Reads and verifies every record of a file; the score is over the games
 /// that verified.
 pub fn replay(text: &str) -> Result<ReplaySummary, String> {
+    merge(&[("", text)])
+}
+
+/// Reads and verifies the records of several files (`(name, text)`, the
+/// shards of one match) as one match: every game number may appear once,
+/// and the score and pairs are over every game that verified. Errors name
+/// the file (when named) and line.
+pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
     let mut names: Option<[String; 2]> = None;
-    let mut score = Score::default();
-    let mut games = 0;
+    let mut results = Results::default();
+    let mut records = Vec::new();
     let mut errors = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let number = index + 1;
-        let checked = GameRecord::parse(line).and_then(|record| {
-            record.verify()?;
-            Ok(record)
-        });
-        let record = match checked {
-            Ok(record) => record,
-            Err(e) => {
-                errors.push(format!("line {number}: {e}"));
+    for &(file, text) in files {
+        let place = |number: usize| {
+            if file.is_empty() {
+                format!("line {number}")
+            } else {
+                format!("{file}: line {number}")
+            }
+        };
+        for (index, line) in text.lines().enumerate() {
+            if line.trim().is_empty() || line.starts_with('#') {
                 continue;
             }
-        };
-        let pair = names.get_or_insert_with(|| record.players.clone());
-        // The first player's side: found by name, or by the alternation of
-        // colours when both players carry the same name.
-        let first_side = if record.players[0] == record.players[1] {
-            if record.number % 2 == 1 {
-                Player::X
-            } else {
-                Player::O
+            let number = index + 1;
+            let checked = GameRecord::parse(line).and_then(|record| {
+                record.verify()?;
+                Ok(record)
+            });
+            let record = match checked {
+                Ok(record) => record,
+                Err(e) => {
+                    errors.push(format!("{}: {e}", place(number)));
+                    continue;
+                }
+            };
+            let pair = names.get_or_insert_with(|| record.players.clone());
+            let Some(first_side) = first_player_side(&record, pair) else {
+                errors.push(format!(
+                    "{}: players '{}' and '{}' are not the match's two players",
+                    place(number),
+                    record.players[0],
+                    record.players[1]
+                ));
+                continue;
+            };
+            if !results.add(record.number, record.outcome.sign_for(first_side)) {
+                errors.push(format!(
+                    "{}: game {} appears twice",
+                    place(number),
+                    record.number
+                ));
+                continue;
             }
-        } else if record.players[0] == pair[0] && record.players[1] == pair[1] {
-            Player::X
-        } else if record.players[0] == pair[1] && record.players[1] == pair[0] {
-            Player::O
-        } else {
-            errors.push(format!(
-                "line {number}: players '{}' and '{}' are not the match's two players",
-                record.players[0], record.players[1]
-            ));
-            continue;
-        };
-        score.add(record.outcome.sign_for(first_side));
-        games += 1;
+            records.push(record);
+        }
     }
+    records.sort_by_key(|r| r.number);
     let names = names.ok_or("the file holds no valid game record")?;
     Ok(ReplaySummary {
         names,
-        score,
-        games,
+        score: results.score(),
+        pairs: results.pentanomial(),
+        games: records.len(),
+        records,
         errors,
     })
+}
+
+/// The side the match's first player (`pair[0]`) had in `record`: found by
+/// name, or by the alternation of colours when both carry the same name.
+fn first_player_side(record: &GameRecord, pair: &[String; 2]) -> Option<Player> {
+    if record.players[0] == record.players[1] {
+        Some(if record.number % 2 == 1 {
+            Player::X
+        } else {
+            Player::O
+        })
+    } else if record.players[0] == pair[0] && record.players[1] == pair[1] {
+        Some(Player::X)
+    } else if record.players[0] == pair[1] && record.players[1] == pair[0] {
+        Some(Player::O)
+    } else {
+        None
+    }
 }

@@ -63,14 +63,16 @@ impl Score {
     pub fn elo_margin(&self) -> f64 {
         let mu = self.mean();
         let stdev = self.variance().sqrt() / f64::from(self.games()).sqrt();
-        let low = mu + phi_inv(0.025) * stdev;
-        let high = mu + phi_inv(0.975) * stdev;
-        (elo_from_score(high) - elo_from_score(low)) / 2.0
+        interval_margin(mu, stdev)
     }
 
-    /// Likelihood of superiority, in percent (NaN without decisive games).
+    /// Likelihood of superiority, in percent (50 without decisive games,
+    /// where cutechess prints `nan`).
     pub fn los(&self) -> f64 {
         let decisive = f64::from(self.wins) + f64::from(self.losses);
+        if decisive == 0.0 {
+            return 50.0;
+        }
         let lead = f64::from(self.wins) - f64::from(self.losses);
         100.0 * (0.5 + 0.5 * erf(lead / (2.0 * decisive).sqrt()))
     }
@@ -87,6 +89,128 @@ impl Score {
             -1 => self.losses += 1,
             _ => self.draws += 1,
         }
+    }
+}
+
+/// Half the width, in Elo, of the 95 % interval of a mean score `mu` with
+/// standard error `stdev`. An interval reaching past 0 % or 100 % has an
+/// infinite margin (cutechess computes `nan` there).
+fn interval_margin(mu: f64, stdev: f64) -> f64 {
+    let low = (mu + phi_inv(0.025) * stdev).clamp(0.0, 1.0);
+    let high = (mu + phi_inv(0.975) * stdev).clamp(0.0, 1.0);
+    let margin = (elo_from_score(high) - elo_from_score(low)) / 2.0;
+    // A 0 % or 100 % score: both ends infinite, the margin too.
+    if margin.is_nan() {
+        f64::INFINITY
+    } else {
+        margin
+    }
+}
+
+/// Results by opening pair (the fastchess convention): each opening played
+/// with both colours is one pair, and the first player's points in it, 0 to
+/// 2 in half points, are counted in five classes. Pairs are far less noisy
+/// than games when openings are unbalanced, so the error margin and the
+/// SPRT over pairs are the sharper ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial {
+    /// Pairs with 0, ½, 1, 1½ and 2 points for the first player.
+    pub pairs: [u32; 5],
+}
+
+impl Pentanomial {
+    /// Adds a pair from its two game results seen from the first player
+    /// (+1, 0 or -1 each).
+    pub fn add_pair(&mut self, first: i32, second: i32) {
+        let half_points = (first.signum() + 1) + (second.signum() + 1);
+        self.pairs[half_points as usize] += 1;
+    }
+
+    /// Pairs counted.
+    pub fn count(&self) -> u32 {
+        self.pairs.iter().sum()
+    }
+
+    /// Mean score per game, 0 to 1, and the variance of a pair's per-game
+    /// score (a pair of `k` half points scores `k / 4`).
+    fn moments(&self) -> (f64, f64) {
+        let n = f64::from(self.count());
+        let share = |k: usize| f64::from(self.pairs[k]) / n;
+        let mu: f64 = (0..5).map(|k| share(k) * k as f64 / 4.0).sum();
+        let var = (0..5)
+            .map(|k| share(k) * (k as f64 / 4.0 - mu).powi(2))
+            .sum();
+        (mu, var)
+    }
+
+    /// Elo difference from the pairs' mean score.
+    pub fn elo(&self) -> f64 {
+        elo_from_score(self.moments().0)
+    }
+
+    /// Half the width of the 95 % interval of [`Pentanomial::elo`].
+    pub fn elo_margin(&self) -> f64 {
+        let (mu, var) = self.moments();
+        interval_margin(mu, (var / f64::from(self.count())).sqrt())
+    }
+
+    /// `Ptnml(0-2): [a, b, c, d, e], pairs N, Elo E +/- M`, as fastchess
+    /// prints the counts (nothing before the first pair).
+    pub fn line(&self) -> Option<String> {
+        if self.count() == 0 {
+            return None;
+        }
+        let [a, b, c, d, e] = self.pairs;
+        Some(format!(
+            "Ptnml(0-2): [{a}, {b}, {c}, {d}, {e}], pairs {}, Elo {} +/- {}",
+            self.count(),
+            fixed(self.elo(), 1),
+            fixed(self.elo_margin(), 1)
+        ))
+    }
+}
+
+/// The results of a match by game number (from 1), seen from the first
+/// player; games `2k − 1` and `2k` are the pair of one opening.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Results {
+    by_number: std::collections::BTreeMap<usize, i32>,
+}
+
+impl Results {
+    /// Records game `number`'s result for the first player (+1, 0, -1).
+    /// Returns false (and changes nothing) if that game is already in.
+    pub fn add(&mut self, number: usize, sign: i32) -> bool {
+        match self.by_number.entry(number) {
+            std::collections::btree_map::Entry::Occupied(_) => false,
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(sign.signum());
+                true
+            }
+        }
+    }
+
+    /// Wins, losses and draws over every game.
+    pub fn score(&self) -> Score {
+        let mut score = Score::default();
+        for &sign in self.by_number.values() {
+            score.add(sign);
+        }
+        score
+    }
+
+    /// The pairs whose two games are both in (a lone game of a pair, at
+    /// the end of an odd or early-stopped match, is left out).
+    pub fn pentanomial(&self) -> Pentanomial {
+        let mut pentanomial = Pentanomial::default();
+        for (&number, &first) in &self.by_number {
+            if number % 2 == 1
+                && let Some(&second) = self.by_number.get(&(number + 1))
+            {
+                pentanomial.add_pair(first, second);
+            }
+        }
+        pentanomial
     }
 }
 
@@ -283,9 +407,41 @@ impl Sprt {
         n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
     }
 
-    /// The test's state after `score`.
+    /// The log-likelihood ratio over opening pairs (the same GSPRT with
+    /// each pair's per-game score as one observation; as for games, half a
+    /// pair is added to each class while the pairs do not vary yet).
+    pub fn llr_pairs(&self, pairs: &Pentanomial) -> f64 {
+        if pairs.count() == 0 {
+            return 0.0;
+        }
+        let counts: [f64; 5] = if pairs.moments().1 > 0.0 {
+            pairs.pairs.map(f64::from)
+        } else {
+            pairs.pairs.map(|c| f64::from(c) + 0.5)
+        };
+        let n: f64 = counts.iter().sum();
+        let mu: f64 = (0..5).map(|k| counts[k] * k as f64 / 4.0).sum::<f64>() / n;
+        let var = (0..5)
+            .map(|k| counts[k] * (k as f64 / 4.0 - mu).powi(2))
+            .sum::<f64>()
+            / n;
+        let s0 = score_from_elo(self.elo0);
+        let s1 = score_from_elo(self.elo1);
+        n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
+    }
+
+    /// The test's state over opening pairs, which is how `agon match`
+    /// decides.
+    pub fn status_pairs(&self, pairs: &Pentanomial) -> SprtStatus {
+        self.decide(self.llr_pairs(pairs))
+    }
+
+    /// The test's state after `score` (per game, as cutechess computes it).
     pub fn status(&self, score: &Score) -> SprtStatus {
-        let llr = self.llr(score);
+        self.decide(self.llr(score))
+    }
+
+    fn decide(&self, llr: f64) -> SprtStatus {
         let lower = (self.beta / (1.0 - self.alpha)).ln();
         let upper = ((1.0 - self.beta) / self.alpha).ln();
         let decision = if llr >= upper {
@@ -360,5 +516,63 @@ mod tests {
         assert_eq!(fixed(f64::NAN, 1), "nan");
         assert_eq!(fixed(-0.0001, 1), "-0.0");
         assert_eq!(fixed(0.55, 3), "0.550");
+    }
+}
+
+#[cfg(test)]
+mod pair_tests {
+    use super::*;
+
+    #[test]
+    fn pairs_are_counted_by_opening() {
+        let mut results = Results::default();
+        // Pair 1: win and draw (1½ points); pair 2: loss and win (1);
+        // game 5 has no partner yet.
+        for (number, sign) in [(1, 1), (2, 0), (3, -1), (4, 1), (5, 1)] {
+            assert!(results.add(number, sign));
+        }
+        assert!(!results.add(3, 1), "a game counts once");
+        assert_eq!(results.score(), Score::new(3, 1, 1));
+        assert_eq!(results.pentanomial().pairs, [0, 0, 1, 1, 0]);
+        assert_eq!(results.pentanomial().count(), 2);
+    }
+
+    #[test]
+    fn small_matches_print_no_nan() {
+        let even = Score::new(1, 1, 0);
+        assert_eq!(fixed(even.elo_margin(), 1), "inf");
+        assert_eq!(fixed(Score::new(0, 0, 2).los(), 1), "50.0");
+        let mut pairs = Pentanomial::default();
+        pairs.add_pair(1, -1);
+        let line = pairs.line().expect("one pair");
+        assert!(!line.contains("nan"), "{line}");
+        assert_eq!(
+            line,
+            "Ptnml(0-2): [0, 0, 1, 0, 0], pairs 1, Elo -0.0 +/- 0.0"
+        );
+    }
+
+    #[test]
+    fn the_pair_sprt_accepts_a_one_sided_match() {
+        let sprt = Sprt::parse("0,10", 0.05, 0.05).expect("valid");
+        let mut pairs = Pentanomial::default();
+        let mut decided = None;
+        for n in 1..200 {
+            pairs.add_pair(1, 0);
+            if let Some(h) = sprt.status_pairs(&pairs).decision {
+                decided = Some((n, h));
+                break;
+            }
+        }
+        let (n, h) = decided.expect("decides");
+        assert_eq!(h, Hypothesis::H1);
+        assert!(n < 60, "took {n} pairs");
+        // Even pairs push towards H0.
+        let mut even = Pentanomial::default();
+        for _ in 0..400 {
+            even.add_pair(1, -1);
+            even.add_pair(0, 0);
+        }
+        assert_eq!(sprt.status_pairs(&even).decision, Some(Hypothesis::H0));
     }
 }
