@@ -223,9 +223,16 @@ fn replay_catches_tampered_records() {
         moves: vec!["2:1".into(), "1:1".into(), "2:1".into()],
         outcome: Outcome::Win(Player::X),
         reason: "rules".into(),
+        clocks: None,
     };
     let line = record.to_line();
     assert_eq!(GameRecord::parse(&line), Ok(record.clone()));
+    let timed = GameRecord {
+        clocks: Some([1_500, 0]),
+        ..record.clone()
+    };
+    assert!(timed.to_line().ends_with("\trules\tclocks=1500/0"));
+    assert_eq!(GameRecord::parse(&timed.to_line()), Ok(timed));
     assert_eq!(record.verify(), Ok(()));
     let wrong_result = GameRecord {
         outcome: Outcome::Win(Player::O),

@@ -196,6 +196,7 @@ mod tests {
             moves: vec!["b6".into(), "f6".into(), "a7c5".into()],
             outcome: Outcome::Draw,
             reason: "adjudication: ply limit".into(),
+            clocks: None,
         };
         let text = pgn_game(&record, "test", "2026.12.01").expect("writes");
         assert!(text.contains("[Round \"3\"]\n[Black \"first 'x'\"]\n[White \"second\"]\n"));
@@ -215,6 +216,7 @@ mod tests {
             moves: vec!["1:1".into(), "2:1".into()],
             outcome: Outcome::Win(Player::O),
             reason: "rules".into(),
+            clocks: None,
         };
         let text = pgn_game(&record, "test", "2026.12.01").expect("writes");
         assert!(text.contains("[White \"a\"]\n[Black \"b\"]\n[Result \"0-1\"]\n[FEN \"1/1 x\"]\n"));

@@ -1,7 +1,7 @@
 //! Game records of `agon match --out FILE`, and `--replay FILE`.
 //!
 //! One game per line, nine fields separated by tabs (see
-//! `docs/match-records.md`):
+//! protocol.md, "Game record file"):
 //!
 //! ```text
 //! <number> <game> <options> <x player> <o player> <start> <moves> <result> <reason>
@@ -10,8 +10,9 @@
 //! `options` is `Name=Value,…` or `-`; `moves` the moves separated by
 //! spaces, or `-` for none; `result` is `p1win` (side `x` won), `p2win` or
 //! `draw`; `reason` says how the game ended (`rules`, `repetition`,
-//! `adjudication: …`, `x forfeits: …`). Lines starting with `#` are
-//! comments.
+//! `adjudication: …`, `x forfeits: …`). On a clock a tenth field
+//! `clocks=<x>/<o>` gives the milliseconds left on each clock at the end.
+//! Lines starting with `#` are comments.
 
 use super::stats::{Pentanomial, Results, Score};
 use crate::game::{Game, GameOptions, GameState, Outcome, Player};
@@ -36,6 +37,9 @@ pub struct GameRecord {
     pub outcome: Outcome,
     /// How the game ended.
     pub reason: String,
+    /// Time left on each clock (`x`, `o`) at the end, in ms, when the
+    /// match ran on a clock.
+    pub clocks: Option<[u64; 2]>,
 }
 
 /// Reason written for a game ended by the position's own rules.
@@ -46,10 +50,12 @@ pub const REASON_REPETITION: &str = "repetition";
 pub const REASON_ADJUDICATION: &str = "adjudication";
 
 const FIELDS: usize = 9;
+/// The optional tenth field: `clocks=<x ms>/<o ms>` left at the end.
+const CLOCKS_PREFIX: &str = "clocks=";
 
 /// The field list written at the top of a record file.
 pub const FORMAT_LINE: &str =
-    "tab-separated: number game options x-player o-player start moves result reason";
+    "tab-separated: number game options x-player o-player start moves result reason [clocks]";
 
 /// Replaces tabs and line ends, which would break the line format.
 fn clean(text: &str) -> String {
@@ -85,18 +91,33 @@ impl GameRecord {
             self.outcome.ugi_name().to_owned(),
             clean(&self.reason),
         ]
+        .into_iter()
+        .chain(self.clocks.map(|[x, o]| format!("{CLOCKS_PREFIX}{x}/{o}")))
+        .collect::<Vec<_>>()
         .join("\t")
     }
 
     /// Reads a record line.
     pub fn parse(line: &str) -> Result<GameRecord, String> {
         let fields: Vec<&str> = line.split('\t').collect();
-        if fields.len() != FIELDS {
+        if fields.len() != FIELDS && fields.len() != FIELDS + 1 {
             return Err(format!(
-                "a record has {FIELDS} tab-separated fields, this line has {}",
+                "a record has {FIELDS} tab-separated fields (and optionally the clocks), this line has {}",
                 fields.len()
             ));
         }
+        let clocks = match fields.get(FIELDS) {
+            None => None,
+            Some(field) => {
+                let bad = || format!("clocks must be {CLOCKS_PREFIX}<ms>/<ms>, not '{field}'");
+                let (x, o) = field
+                    .trim()
+                    .strip_prefix(CLOCKS_PREFIX)
+                    .and_then(|t| t.split_once('/'))
+                    .ok_or_else(bad)?;
+                Some([x.parse().map_err(|_| bad())?, o.parse().map_err(|_| bad())?])
+            }
+        };
         let number = fields[0]
             .trim()
             .parse()
@@ -135,6 +156,7 @@ impl GameRecord {
             moves,
             outcome,
             reason: fields[8].trim().to_owned(),
+            clocks,
         })
     }
 

@@ -63,6 +63,10 @@ pub fn play_game<G: Game>(
         moves: table.moves,
         outcome,
         reason,
+        clocks: match setup.time {
+            TimeControl::Clock { .. } => Some(table.clocks),
+            TimeControl::MoveTime { .. } => None,
+        },
     }
 }
 
