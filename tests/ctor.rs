@@ -557,3 +557,36 @@ fn random_garbage_never_panics() {
         let _ = Ctor::from_fen(&fen, &CtorOptions::default());
     }
 }
+
+#[test]
+fn the_clock_is_planned_per_turn() {
+    use agon::search::time::{GoParams, TurnShape};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    // Turn 5 of a 1-player team: 2 placements, 2 movements, 1 landing and
+    // `end`. The plan used to be made per operation, so a 10+0 game lost on
+    // time (a 5-operation turn spent 7.4 s of its clock).
+    let fresh = pos("8/1o1o4/8/x7/8/o2x4/8/8 x 5 0/0/0/0 0");
+    assert_eq!(fresh.moves_left_in_turn(), 6);
+    let mut placed = fresh.clone();
+    placed.play(CtorMove::Place(0));
+    assert_eq!(placed.moves_left_in_turn(), 5);
+    let go = GoParams {
+        time: [Some(10_000), Some(10_000)],
+        ..GoParams::default()
+    };
+    let soft = |p: &Ctor| {
+        let limits = go.limits(TurnShape::of(p), 0, Arc::new(AtomicBool::new(false)));
+        limits.soft_deadline.map(|d| (d - limits.start).as_millis())
+    };
+    assert_eq!(
+        soft(&fresh),
+        Some(333 / 6),
+        "a turn's plan over six operations"
+    );
+    // Only `end` left (turn 1 places one chip): answered at once.
+    let mut first = Ctor::start(&opts(8, 1));
+    first.play(CtorMove::Place(9));
+    assert_eq!(first.count_moves(), 1);
+    assert_eq!(soft(&first), Some(1));
+}

@@ -438,9 +438,67 @@ fn binary_rejects_a_huge_line() {
     assert!(stdout.contains("readyok"));
 }
 
+/// Runs the binary with its address space limited to `kib` KiB.
+fn run_binary_limited(input: &[u8], kib: u64) -> (i32, String) {
+    let mut child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\"",))
+        .arg(env!("CARGO_BIN_EXE_agon"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("input written");
+    drop(stdin);
+    let output = child.wait_with_output().expect("agon ends");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_hash_the_system_refuses_is_an_error_not_an_abort() {
+    // `Hash 65536` under a 2 GiB address space used to abort the process
+    // (`memory allocation of 68719476672 bytes failed`, exit 134).
+    let input = b"setoption name Hash value 65536\nisready\ngo depth 3\n";
+    let (code, stdout) = run_binary_limited(input, 2 << 20);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains(
+            "info string error: cannot allocate a 65536 MiB hash table; the search keeps a "
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("readyok"), "{stdout}");
+    let best = stdout
+        .lines()
+        .find(|l| l.starts_with("bestmove"))
+        .unwrap_or("");
+    assert!(
+        best.len() > "bestmove ".len() && !best.contains("(none)"),
+        "{stdout}"
+    );
+    // MCTS grows its tree on demand and stops where memory ends.
+    let input = b"setoption name Search value mcts\nsetoption name Hash value 65536\nisready\ngo nodes 2000\n";
+    let (code, stdout) = run_binary_limited(input, 2 << 20);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("readyok") && stdout.contains("bestmove "),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn ataxx_is_the_default_game() {
     let mut d = Driver::new();
+    let lines = d.send("position startpos moves zz");
+    assert!(
+        lines[0].starts_with("info string error: move 1 'zz' is not a legal ataxx move here"),
+        "{lines:?}"
+    );
     assert_eq!(d.answer("query fen"), "response x5o/7/7/7/7/7/o5x x 0 1");
     assert_eq!(d.answer("query p1turn"), "response true");
     let lines = d.perft("perft 2");

@@ -728,3 +728,22 @@ fn shards_merge_into_the_whole_match() {
     assert!(agon::tools::matches::parse_shard("3/2").is_err());
     assert_eq!(agon::tools::matches::parse_shard("2/2"), Ok((2, 2)));
 }
+
+#[test]
+fn match_help_matches_what_the_program_does() {
+    // It used to say that --max-plies adjudicates a draw, and to omit the
+    // MCTS keys of the built-in player.
+    let output = Command::new(AGON)
+        .args(["match", "--help"])
+        .output()
+        .expect("agon runs");
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(help.contains("by the piece or box count"), "{help}");
+    for key in [
+        "playout=auto|random|policy",
+        "exploration",
+        "parallel=tree|root",
+    ] {
+        assert!(help.contains(key), "{key} missing: {help}");
+    }
+}
