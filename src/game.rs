@@ -357,12 +357,12 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         self.outcome().map(|_| "rules")
     }
 
-    /// How many more moves the side to move expects to make in this turn,
-    /// this one included (at least 1), so that the clock is planned per
-    /// turn rather than per move. The default, 1, suits games where a turn
-    /// is one move or where extra moves are rare (Dots and Boxes after a
-    /// box); CTOR counts the operations its budgets still allow.
-    fn moves_left_in_turn(&self) -> u32 {
+    /// How many moves the current turn is expected to have (at least 1), so
+    /// that the clock is planned per turn: each move gets an even share of
+    /// the turn's plan. The default, 1, suits games where a turn is one
+    /// move or where extra moves are rare (Dots and Boxes after a box);
+    /// CTOR counts the operations its budgets allow, plus `end`.
+    fn moves_in_turn(&self) -> u32 {
         1
     }
 

@@ -567,10 +567,14 @@ fn the_clock_is_planned_per_turn() {
     // `end`. The plan used to be made per operation, so a 10+0 game lost on
     // time (a 5-operation turn spent 7.4 s of its clock).
     let fresh = pos("8/1o1o4/8/x7/8/o2x4/8/8 x 5 0/0/0/0 0");
-    assert_eq!(fresh.moves_left_in_turn(), 6);
+    assert_eq!(fresh.moves_in_turn(), 6);
     let mut placed = fresh.clone();
     placed.play(CtorMove::Place(0));
-    assert_eq!(placed.moves_left_in_turn(), 5);
+    assert_eq!(
+        placed.moves_in_turn(),
+        6,
+        "an even share for every operation"
+    );
     let go = GoParams {
         time: [Some(10_000), Some(10_000)],
         ..GoParams::default()

@@ -509,16 +509,15 @@ impl Game for Ctor {
     type Options = CtorOptions;
     const NAME: &'static str = "ctor";
 
-    /// A tag (0 place, 1 move, 2 land, 3 replace, 4 end) above three
-    /// square bytes.
-    fn moves_left_in_turn(&self) -> u32 {
+    fn moves_in_turn(&self) -> u32 {
         let b = self.budget();
-        let left = |budget: u8, used: u8| u32::from(budget.saturating_sub(used));
-        // Every operation the budgets still allow, plus `end`; replacements
-        // are free but rare, so they are not counted.
-        left(b.place, self.placed) + left(b.moves, self.moved) + left(b.land, self.landed) + 1
+        // Every operation the budgets allow, plus `end`; replacements are
+        // free but rare, so they are not counted.
+        u32::from(b.place) + u32::from(b.moves) + u32::from(b.land) + 1
     }
 
+    /// A tag (0 place, 1 move, 2 land, 3 replace, 4 end) above three
+    /// square bytes.
     fn move_code(mv: CtorMove) -> Option<u32> {
         let pack = |tag: u8, a: u8, b: u8, c: u8| Some(u32::from_be_bytes([tag, a, b, c]));
         match mv {

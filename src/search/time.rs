@@ -7,11 +7,14 @@
 //!   (`movestogo N`: N turns, plus one spare so that the last turn before
 //!   the control never spends more than a quarter of the clock), add half
 //!   the increment, and allow the hard deadline up to three times the plan
-//!   but never past a fifth of what is left plus half the increment. Half the increment (not more)
-//!   keeps a reserve of about 15 increments on the clock in long games.
+//!   but never past a fifth of what is left plus half the increment. Half
+//!   the increment (not more) keeps a reserve of about 15 increments on
+//!   the clock in long games.
 //! - a turn of several moves (CTOR's operations) shares one turn's plan:
-//!   each move gets the plan divided by the moves still expected in the
-//!   turn ([`crate::game::Game::moves_left_in_turn`]).
+//!   each move gets the plan (and the hard limit) divided by the moves the
+//!   turn is expected to have ([`crate::game::Game::moves_in_turn`]). An
+//!   even share, not one over the moves still left: that would give the
+//!   later moves ever more and the turn about 1.5 plans in all.
 //! - a forced move (the only legal one) on a clock is answered at once.
 //! - only the other side's clock given: it is taken for both (better than
 //!   searching without limit); the protocol says so in an `info string`.
@@ -30,9 +33,8 @@ pub const MOVES_TO_GO: u64 = 30;
 pub struct TurnShape {
     /// The side to move.
     pub side: Player,
-    /// Moves the side still expects to make in this turn, this one
-    /// included (at least 1).
-    pub moves_left_in_turn: u32,
+    /// Moves the turn is expected to have (at least 1).
+    pub moves_in_turn: u32,
     /// Whether there is exactly one legal move.
     pub forced: bool,
 }
@@ -42,7 +44,7 @@ impl TurnShape {
     pub fn of<G: Game>(position: &G) -> TurnShape {
         TurnShape {
             side: position.side_to_move(),
-            moves_left_in_turn: position.moves_left_in_turn().max(1),
+            moves_in_turn: position.moves_in_turn().max(1),
             forced: position.count_moves() == 1,
         }
     }
@@ -51,7 +53,7 @@ impl TurnShape {
     pub fn single(side: Player) -> TurnShape {
         TurnShape {
             side,
-            moves_left_in_turn: 1,
+            moves_in_turn: 1,
             forced: false,
         }
     }
@@ -189,7 +191,7 @@ impl GoParams {
                 (MIN_THINK_MS, MIN_THINK_MS)
             } else {
                 let (soft, hard) = clock_budget(clock, inc, self.movestogo, overhead_ms);
-                let share = u64::from(turn.moves_left_in_turn.max(1));
+                let share = u64::from(turn.moves_in_turn.max(1));
                 (soft / share, hard / share)
             };
             // With both a clock and a movetime, the tighter bound wins.
@@ -331,7 +333,7 @@ mod tests {
         };
         let one = soft_ms(&params, TurnShape::single(Player::X));
         let turn = TurnShape {
-            moves_left_in_turn: 5,
+            moves_in_turn: 5,
             ..TurnShape::single(Player::X)
         };
         assert_eq!(one, Some(1_000));
