@@ -453,6 +453,25 @@ fn run_replay(args: &MatchArgs, paths: &[PathBuf]) -> Result<(), String> {
     for error in &summary.errors {
         let _ = writeln!(out, "error: {error}");
     }
+    if !summary.missing.is_empty() {
+        let shown: Vec<String> = summary
+            .missing
+            .iter()
+            .take(20)
+            .map(|n| n.to_string())
+            .collect();
+        let more = if summary.missing.len() > 20 {
+            ", …"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "warning: {} game numbers missing: {}{more}",
+            summary.missing.len(),
+            shown.join(", ")
+        );
+    }
     let verb = if paths.len() == 1 {
         "Replayed"
     } else {

@@ -719,6 +719,10 @@ fn shards_merge_into_the_whole_match() {
         "{:?}",
         merged.errors
     );
+    // A shard left out shows as missing game numbers.
+    assert_eq!(merged.missing, [3, 4, 5, 6]);
+    let partial = agon::tools::matches::record::merge(&files[..2]).expect("merges");
+    assert_eq!(partial.missing, [5, 6]);
     // An SPRT is run on the merged result, not per shard.
     let mut shard = whole.clone();
     shard.shard = Some((1, 2));

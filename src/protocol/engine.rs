@@ -303,7 +303,8 @@ impl Engine {
             return Ok(());
         }
         let side = self.session().side_to_move();
-        if let Some((_, _, true)) = params.clock_for(side) {
+        // Only when the clock is used (not with `infinite`).
+        if let Some((_, _, true)) = params.clock_for(side).filter(|_| !params.infinite) {
             let (own, other) = match (self.dialect, side) {
                 (Dialect::Ugi, Player::X) => ("p1time", "p2time"),
                 (Dialect::Ugi, Player::O) => ("p2time", "p1time"),

@@ -59,9 +59,14 @@ pub enum Searchers<G: Game> {
     /// Nothing allocated yet.
     #[default]
     Idle,
+    /// Alpha-beta with its transposition table.
     AlphaBeta {
         search: AlphaBeta<G>,
+        /// The `Hash` this table was made for (asked once: a refused size
+        /// is not asked for again on every move).
         hash_mb: usize,
+        /// The table's real size, smaller when `hash_mb` was refused.
+        table_mb: usize,
     },
     /// MCTS with its tree.
     Mcts(Mcts<G>),
@@ -69,19 +74,15 @@ pub enum Searchers<G: Game> {
 
 impl<G: Game> Searchers<G> {
     /// Allocates the memory of the search `options` choose, ahead of the
-    /// first move.
-    /// An allocation the system refuses is an error; the memory held
-    /// before stays.
+    /// first move. An allocation the system refuses is an error naming the
+    /// table the search keeps instead (see [`Searchers::alphabeta`]).
     pub fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
         match chosen_search::<G>(options) {
             PreferredSearch::AlphaBeta => {
-                if let Err(refused) = self.alphabeta_exactly(options) {
-                    let kept = match self.alphabeta(options) {
-                        Ok(_) => self.table_mb().map(|mb| format!("a {mb} MiB table")),
-                        Err(_) => None,
-                    };
-                    let kept = kept.unwrap_or_else(|| "no table".into());
-                    return Err(format!("{refused}; the search keeps {kept}"));
+                let (_, refused) = self.alphabeta(options)?;
+                if let Some(refused) = refused {
+                    let kept = self.table_mb().unwrap_or(0);
+                    return Err(format!("{refused}; the search keeps a {kept} MiB table"));
                 }
             }
             PreferredSearch::Mcts => {
@@ -119,7 +120,9 @@ impl<G: Game> Searchers<G> {
             report(r);
         };
         let result = match chosen_search::<G>(options) {
-            PreferredSearch::AlphaBeta => self.alphabeta(options)?.search(state, limits, &mut keep),
+            PreferredSearch::AlphaBeta => {
+                self.alphabeta(options)?.0.search(state, limits, &mut keep)
+            }
             PreferredSearch::Mcts => self
                 .mcts(mcts_config::<G>(options))
                 .search(state, limits, &mut keep),
@@ -134,61 +137,74 @@ impl<G: Game> Searchers<G> {
         })
     }
 
-    /// The alpha-beta searcher with exactly the options' table size (made
-    /// anew when the size changed) and threads. A refused allocation is an
-    /// error and leaves the searchers as they were.
-    fn alphabeta_exactly(&mut self, options: &EngineOptions) -> Result<&mut AlphaBeta<G>, String> {
+    /// The alpha-beta searcher for `options`, made anew when `Hash`
+    /// changed, and why the exact size could not be had, if it could not.
+    /// A refused `Hash` keeps the alpha-beta table already held, else
+    /// takes the largest smaller table that can be had (halving down to
+    /// 1 MiB, after letting any MCTS tree go); the size asked for is
+    /// remembered, so the next move does not ask again. An error only when
+    /// not even 1 MiB can be had.
+    fn alphabeta(
+        &mut self,
+        options: &EngineOptions,
+    ) -> Result<(&mut AlphaBeta<G>, Option<String>), String> {
         let hash_mb = options.hash_mb;
-        let fits = matches!(self, Searchers::AlphaBeta { hash_mb: size, .. } if *size == hash_mb);
-        if !fits {
+        let asked = matches!(self, Searchers::AlphaBeta { hash_mb: size, .. } if *size == hash_mb);
+        let mut refused = None;
+        if !asked {
             // Made before the old memory goes, so that a refused allocation
             // leaves the engine as it was.
-            let search = AlphaBeta::new(hash_mb)?;
-            *self = Searchers::AlphaBeta { search, hash_mb };
+            match AlphaBeta::new(hash_mb) {
+                Ok(search) => {
+                    *self = Searchers::AlphaBeta {
+                        search,
+                        hash_mb,
+                        table_mb: hash_mb,
+                    }
+                }
+                Err(why) => {
+                    if let Searchers::AlphaBeta { hash_mb: asked, .. } = self {
+                        *asked = hash_mb;
+                    } else {
+                        *self = Searchers::Idle;
+                        let (search, table_mb) = Self::largest_table_below(hash_mb).ok_or(&why)?;
+                        *self = Searchers::AlphaBeta {
+                            search,
+                            hash_mb,
+                            table_mb,
+                        };
+                    }
+                    refused = Some(why);
+                }
+            }
         }
-        Ok(self.alphabeta_held(options))
+        match self {
+            Searchers::AlphaBeta { search, .. } => {
+                search.set_threads(options.threads);
+                Ok((search, refused))
+            }
+            _ => unreachable!("an alpha-beta searcher was just made"),
+        }
     }
 
-    /// The alpha-beta searcher for `options`: the exact table if the system
-    /// grants it, else the alpha-beta table already held, else the largest
-    /// smaller table that can be had, halving down to 1 MiB (`isready` has
-    /// already reported the refusal). An error only when not even that can
-    /// be had.
-    fn alphabeta(&mut self, options: &EngineOptions) -> Result<&mut AlphaBeta<G>, String> {
-        let refused = self.alphabeta_exactly(options).err();
-        if let Some(refused) = refused
-            && !matches!(self, Searchers::AlphaBeta { .. })
-        {
-            let mut hash_mb = options.hash_mb;
-            let search = loop {
-                if hash_mb <= 1 {
-                    return Err(refused);
-                }
-                hash_mb /= 2;
-                if let Ok(search) = AlphaBeta::new(hash_mb) {
-                    break search;
-                }
-            };
-            *self = Searchers::AlphaBeta { search, hash_mb };
+    /// The largest table of half, a quarter, … of `hash_mb` (down to 1 MiB)
+    /// that the system grants, with its size.
+    fn largest_table_below(hash_mb: usize) -> Option<(AlphaBeta<G>, usize)> {
+        let mut size = hash_mb;
+        while size > 1 {
+            size /= 2;
+            if let Ok(search) = AlphaBeta::new(size) {
+                return Some((search, size));
+            }
         }
-        Ok(self.alphabeta_held(options))
+        None
     }
 
     /// The size of the alpha-beta table held, if any.
     fn table_mb(&self) -> Option<usize> {
         match self {
-            Searchers::AlphaBeta { hash_mb, .. } => Some(*hash_mb),
+            Searchers::AlphaBeta { table_mb, .. } => Some(*table_mb),
             _ => None,
-        }
-    }
-
-    fn alphabeta_held(&mut self, options: &EngineOptions) -> &mut AlphaBeta<G> {
-        match self {
-            Searchers::AlphaBeta { search, .. } => {
-                search.set_threads(options.threads);
-                search
-            }
-            _ => unreachable!("an alpha-beta searcher was just made"),
         }
     }
 

@@ -7,12 +7,14 @@
 //!   (`movestogo N`: N turns, plus one spare so that the last turn before
 //!   the control never spends more than a quarter of the clock), add half
 //!   the increment, and allow the hard deadline up to three times the plan
-//!   but never past a fifth of what is left plus half the increment. Half
+//!   but never past a fifth of what is left plus half the increment (or
+//!   the plan, when that is larger: a quarter for `movestogo 1`). Half
 //!   the increment (not more) keeps a reserve of about 15 increments on
 //!   the clock in long games.
 //! - a turn of several moves (CTOR's operations) shares one turn's plan:
-//!   each move gets the plan (and the hard limit) divided by the moves the
-//!   turn is expected to have ([`crate::game::Game::moves_in_turn`]). An
+//!   each move gets the clock's part of the plan (and of the hard limit)
+//!   divided by the moves the turn is expected to have, plus half the
+//!   increment, which is earned after every move ([`crate::game::Game::moves_in_turn`]). An
 //!   even share, not one over the moves still left: that would give the
 //!   later moves ever more and the turn about 1.5 plans in all.
 //! - a forced move (the only legal one) on a clock is answered at once.
@@ -190,9 +192,8 @@ impl GoParams {
             let (soft, hard) = if turn.forced {
                 (MIN_THINK_MS, MIN_THINK_MS)
             } else {
-                let (soft, hard) = clock_budget(clock, inc, self.movestogo, overhead_ms);
                 let share = u64::from(turn.moves_in_turn.max(1));
-                (soft / share, hard / share)
+                clock_budget(clock, inc, self.movestogo, overhead_ms, share)
             };
             // With both a clock and a movetime, the tighter bound wins.
             limits.soft_deadline = min_instant(limits.soft_deadline, at(soft));
@@ -210,15 +211,27 @@ fn min_instant(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
     }
 }
 
-/// Soft and hard budgets, in ms, for a turn on a clock.
-pub fn clock_budget(clock: u64, inc: u64, movestogo: Option<u64>, overhead: u64) -> (u64, u64) {
+/// Soft and hard budgets, in ms, for one of the `share` moves of a turn on
+/// a clock. The clock's share is divided among the turn's moves; the
+/// increment is not, since it is added after every move.
+pub fn clock_budget(
+    clock: u64,
+    inc: u64,
+    movestogo: Option<u64>,
+    overhead: u64,
+    share: u64,
+) -> (u64, u64) {
     let left = clock.saturating_sub(overhead);
+    let share = share.max(1);
     // One spare turn beyond a control: the clock never bets on it.
     let turns = movestogo
         .map_or(MOVES_TO_GO, |m| m.saturating_add(1))
         .clamp(2, MOVES_TO_GO);
-    let plan = (left / turns + inc / 2).min(left / 4);
-    let hard = (plan * 3).min(left / 5 + inc / 2).max(plan).min(left);
+    let plan = (left / turns / share + inc / 2).min(left / 4 / share);
+    let hard = (plan * 3)
+        .min(left / 5 / share + inc / 2)
+        .max(plan)
+        .min(left);
     (plan, hard)
 }
 
@@ -288,10 +301,10 @@ mod tests {
 
     #[test]
     fn clock_budget_is_a_sane_share() {
-        let (soft, hard) = clock_budget(60_000, 0, None, 0);
+        let (soft, hard) = clock_budget(60_000, 0, None, 0, 1);
         assert_eq!(soft, 2_000);
         assert!(hard >= soft && hard <= 12_000);
-        let (soft, hard) = clock_budget(100, 1_000, None, 10);
+        let (soft, hard) = clock_budget(100, 1_000, None, 10, 1);
         assert!(
             soft <= 45 && hard <= 90,
             "never plan past the clock: {soft} {hard}"
@@ -301,9 +314,9 @@ mod tests {
     #[test]
     fn the_last_turn_before_a_control_keeps_most_of_the_clock() {
         // It used to plan half the clock for `movestogo 1`.
-        let (soft, hard) = clock_budget(10_000, 0, Some(1), 0);
+        let (soft, hard) = clock_budget(10_000, 0, Some(1), 0, 1);
         assert!(soft <= 2_500 && hard <= 2_500, "{soft} {hard}");
-        let (soft, _) = clock_budget(10_000, 0, Some(9), 0);
+        let (soft, _) = clock_budget(10_000, 0, Some(9), 0, 1);
         assert_eq!(soft, 1_000, "nine turns and a spare");
     }
 
@@ -314,7 +327,7 @@ mod tests {
         // near 0.75 s and ended games with 0.23 s in a GUI).
         let mut clock = 10_000u64;
         for _ in 0..300 {
-            let (soft, _) = clock_budget(clock, 100, None, 10);
+            let (soft, _) = clock_budget(clock, 100, None, 10, 1);
             clock = clock - soft + 100;
         }
         assert!(clock >= 1_000, "settled at {clock} ms");

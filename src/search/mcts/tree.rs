@@ -257,6 +257,20 @@ impl<G: Game> Tree<G> {
         Tree { nodes, capacity }
     }
 
+    /// Makes room for `more` nodes: the arena doubles, but never past the
+    /// capacity (unless the root's children need it) and never with more
+    /// than the system grants. False when even `more` cannot be had.
+    fn make_room(&mut self, more: usize) -> bool {
+        let needed = self.nodes.len() + more;
+        if needed <= self.nodes.capacity() {
+            return true;
+        }
+        let wanted = (2 * self.nodes.len()).clamp(needed, self.capacity.max(needed));
+        let len = self.nodes.len();
+        self.nodes.try_reserve_exact(wanted - len).is_ok()
+            || self.nodes.try_reserve_exact(more).is_ok()
+    }
+
     /// Throws the tree away and starts from a fresh root.
     pub fn reset(&mut self, side: Player) {
         self.nodes.clear();
@@ -364,7 +378,7 @@ impl<G: Game> Tree<G> {
         if w.moves.is_empty() || (node != 0 && !fits) {
             return false;
         }
-        if self.nodes.try_reserve(w.moves.len()).is_err() {
+        if !self.make_room(w.moves.len()) {
             return false; // out of memory: the tree is full
         }
         let first = self.nodes.len();
@@ -469,14 +483,14 @@ impl<G: Game> Tree<G> {
     }
 
     /// Copies the subtree of `from` into a fresh arena (at most as large as
-    /// the old one). Without memory for it, only the new root is kept.
+    /// the old one). Without memory for it, the tree starts afresh from a
+    /// root with no statistics (a kept proof without children would leave
+    /// no move to choose).
     fn compact(&mut self, from: usize) {
         let mut fresh: Vec<Node<G::Move>> = Vec::new();
         if fresh.try_reserve_exact(self.nodes.len()).is_err() {
-            let mut root = self.nodes[from].clone();
-            root.child_count = 0;
-            self.nodes.clear();
-            self.nodes.push(root);
+            let mover = self.nodes[from].mover;
+            self.reset(mover);
             return;
         }
         fresh.push(self.nodes[from].clone());

@@ -139,6 +139,54 @@ pub struct MatchConfig {
     pub shard: Option<(usize, usize)>,
 }
 
+/// The game indices (from 0) one run plays, in order, computed rather than
+/// listed (a typo in `--games` must not allocate gigabytes): every game, or
+/// for shard I of N the games of opening pairs I − 1, I − 1 + N, ….
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Plan {
+    games: usize,
+    shard: Option<(usize, usize)>,
+}
+
+impl Plan {
+    /// The `k`-th game index of the plan, if there is one.
+    fn get(&self, k: usize) -> Option<usize> {
+        let index = match self.shard {
+            None => k,
+            Some((i, n)) => (k / 2)
+                .checked_mul(n)
+                .and_then(|p| p.checked_add(i - 1))
+                .and_then(|p| p.checked_mul(2))
+                .and_then(|g| g.checked_add(k % 2))?,
+        };
+        (index < self.games).then_some(index)
+    }
+
+    /// How many games the plan has.
+    fn len(&self) -> usize {
+        match self.shard {
+            None => self.games,
+            Some((i, n)) => {
+                let pair_games = |p: usize| (self.games - 2 * p).min(2);
+                let pairs = self.games.div_ceil(2);
+                // Pairs i − 1, i − 1 + n, … below `pairs`; only the last
+                // pair of an odd match has a single game.
+                let mine = if pairs > i - 1 {
+                    (pairs - (i - 1)).div_ceil(n)
+                } else {
+                    0
+                };
+                let last_mine = mine > 0 && (pairs - 1) % n == i - 1;
+                if last_mine {
+                    2 * (mine - 1) + pair_games(pairs - 1)
+                } else {
+                    2 * mine
+                }
+            }
+        }
+    }
+}
+
 /// Parses `I/N` (1 ≤ I ≤ N) for `--shard`.
 pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
     let usage = || format!("--shard takes I/N with 1 <= I <= N, not '{text}'");
@@ -334,12 +382,11 @@ impl<'a, G: Game> MatchRun<'a, G> {
         (setup, first_side)
     }
 
-    /// The indices of the games this run plays, in order.
-    fn plan(&self) -> Vec<usize> {
-        let games = 0..self.config.games;
-        match self.config.shard {
-            Some((index, count)) => games.filter(|g| (g / 2) % count == index - 1).collect(),
-            None => games.collect(),
+    /// The games this run plays.
+    fn plan(&self) -> Plan {
+        Plan {
+            games: self.config.games,
+            shard: self.config.shard,
         }
     }
 
@@ -363,15 +410,15 @@ impl<'a, G: Game> MatchRun<'a, G> {
 
     fn run(&self, out: &mut dyn Write) -> Result<MatchReport, String> {
         let plan = self.plan();
-        if plan.is_empty() {
+        if plan.len() == 0 {
             return Err("this shard has no game to play (fewer opening pairs than shards)".into());
         }
         let mut writers = Vec::new();
         if let Some(path) = &self.config.out {
-            writers.push(RecordWriter::records(path, &plan)?);
+            writers.push(RecordWriter::records(path, plan)?);
         }
         if let Some(path) = &self.config.pgn {
-            writers.push(RecordWriter::pgn(path, &plan)?);
+            writers.push(RecordWriter::pgn(path, plan)?);
         }
         let workers = self.workers(plan.len())?;
         let bar = progress_bar(self.config, plan.len());
@@ -382,10 +429,10 @@ impl<'a, G: Game> MatchRun<'a, G> {
         std::thread::scope(|scope| {
             for mut pair in workers {
                 let sender = sender.clone();
-                let (next, stop, plan) = (&next, &stop, &plan);
+                let (next, stop) = (&next, &stop);
                 scope.spawn(move || {
                     while !stop.load(Ordering::Relaxed) {
-                        let Some(&index) = plan.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        let Some(index) = plan.get(next.fetch_add(1, Ordering::Relaxed)) else {
                             break;
                         };
                         let finished = self.play(index, &mut pair);
@@ -539,7 +586,7 @@ struct RecordWriter {
     path: PathBuf,
     render: Render,
     /// The game indices in the order they are written.
-    plan: Vec<usize>,
+    plan: Plan,
     /// How many of the plan are written.
     next: usize,
     written: std::collections::BTreeSet<usize>,
@@ -548,14 +595,14 @@ struct RecordWriter {
 
 impl RecordWriter {
     /// `--out`: the tab-separated record file.
-    fn records(path: &PathBuf, plan: &[usize]) -> Result<RecordWriter, String> {
+    fn records(path: &PathBuf, plan: Plan) -> Result<RecordWriter, String> {
         let mut writer = Self::create(path, plan, Box::new(|r| Ok(r.to_line())))?;
         writer.line(&format!("# agon match records, {}", record::FORMAT_LINE));
         Ok(writer)
     }
 
     /// `--pgn`: one PGN record per game.
-    fn pgn(path: &PathBuf, plan: &[usize]) -> Result<RecordWriter, String> {
+    fn pgn(path: &PathBuf, plan: Plan) -> Result<RecordWriter, String> {
         let date = pgn::today();
         let render = Box::new(move |r: &GameRecord| {
             pgn::pgn_game(r, "agon match", &date).map(|t| t.trim_end().to_owned() + "\n")
@@ -563,14 +610,14 @@ impl RecordWriter {
         Self::create(path, plan, render)
     }
 
-    fn create(path: &PathBuf, plan: &[usize], render: Render) -> Result<RecordWriter, String> {
+    fn create(path: &PathBuf, plan: Plan, render: Render) -> Result<RecordWriter, String> {
         let file = std::fs::File::create(path)
             .map_err(|e| format!("cannot create '{}': {e}", path.display()))?;
         Ok(RecordWriter {
             file: std::io::BufWriter::new(file),
             path: path.clone(),
             render,
-            plan: plan.to_vec(),
+            plan,
             next: 0,
             written: std::collections::BTreeSet::new(),
             failed: None,
@@ -596,7 +643,7 @@ impl RecordWriter {
 
     /// Writes the records that continue the written prefix of the plan.
     fn write_ready(&mut self, pending: &BTreeMap<usize, GameRecord>) {
-        while let Some(record) = self.plan.get(self.next).and_then(|i| pending.get(i)) {
+        while let Some(record) = self.plan.get(self.next).and_then(|i| pending.get(&i)) {
             self.write(record);
             self.next += 1;
         }
@@ -623,4 +670,38 @@ fn progress_bar(config: &MatchConfig, games: usize) -> ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_plans_list_whole_pairs_without_allocating() {
+        for games in 0..23 {
+            for n in 1..5 {
+                let mut all = Vec::new();
+                for i in 1..=n {
+                    let plan = Plan {
+                        games,
+                        shard: Some((i, n)),
+                    };
+                    let listed: Vec<usize> = (0..).map_while(|k| plan.get(k)).collect();
+                    let expected: Vec<usize> =
+                        (0..games).filter(|g| (g / 2) % n == i - 1).collect();
+                    assert_eq!(listed, expected, "{games} games, shard {i}/{n}");
+                    assert_eq!(plan.len(), expected.len(), "{games} games, shard {i}/{n}");
+                    all.extend(listed);
+                }
+                all.sort_unstable();
+                assert_eq!(all, (0..games).collect::<Vec<_>>());
+            }
+        }
+        let huge = Plan {
+            games: usize::MAX,
+            shard: Some((2, 3)),
+        };
+        assert_eq!(huge.get(3), Some(9));
+        assert!(huge.len() > 0);
+    }
 }

@@ -18,7 +18,7 @@ use crate::games::{GameVisitor, visit_game};
 /// The tags and moves of one game's PGN record, ending with a blank line.
 /// `date` is written as given (`YYYY.MM.DD`).
 pub fn pgn_game(record: &GameRecord, event: &str, date: &str) -> Result<String, String> {
-    let (rule, start_fen, first) = visit_game(&record.game, Replay { record })??;
+    let (rule, start_fen, movers) = visit_game(&record.game, Replay { record })??;
     let ataxx = record.game == "ataxx";
     let result = match record.outcome {
         Outcome::Win(Player::X) => "1-0",
@@ -64,7 +64,7 @@ pub fn pgn_game(record: &GameRecord, event: &str, date: &str) -> Result<String, 
         text.push_str(&format!("[{name} \"{value}\"]\n"));
     }
     text.push('\n');
-    text.push_str(&movetext(&record.moves, first));
+    text.push_str(&movetext(&record.moves, &movers));
     let why = rule.map_or_else(|| record.reason.clone(), str::to_owned);
     text.push_str(&format!("{{{}}} {result}\n\n", comment_text(&why)));
     Ok(text)
@@ -85,26 +85,28 @@ fn termination(reason: &str) -> &'static str {
     }
 }
 
-/// `1. a b 2. c d …` (`1... b 2. c …` when `o` moves first), on one line:
-/// python-ataxx reads each further line as a new variation, and the
-/// generic runner writes one line too.
-fn movetext(moves: &[String], first: Player) -> String {
-    let mut text = String::new();
-    let offset = usize::from(first == Player::O);
-    for (ply, mv) in moves.iter().enumerate() {
-        let ply = ply + offset;
-        let word = if ply == 1 && offset == 1 {
-            format!("1... {mv}")
-        } else if ply % 2 == 0 {
-            format!("{}. {mv}", ply / 2 + 1)
+/// `1. a b 2. c d …`, numbered by turns: a number where `x` starts a
+/// turn, `1...` where `o` starts the game; further moves of the same turn
+/// (CTOR operations, Dots and Boxes after a box) follow without one. All
+/// on one line: python-ataxx reads each further line as a new variation,
+/// and the generic runner writes one line too. `movers[i]` is the side
+/// that played `moves[i]`.
+fn movetext(moves: &[String], movers: &[Player]) -> String {
+    let mut words = Vec::with_capacity(moves.len());
+    let mut turn = 0;
+    for (i, (mv, &mover)) in moves.iter().zip(movers).enumerate() {
+        let starts_turn = i == 0 || movers[i - 1] != mover;
+        if starts_turn && mover == Player::X {
+            turn += 1;
+            words.push(format!("{turn}. {mv}"));
+        } else if i == 0 {
+            turn = 1;
+            words.push(format!("1... {mv}"));
         } else {
-            mv.clone()
-        };
-        if !text.is_empty() {
-            text.push(' ');
+            words.push(mv.clone());
         }
-        text.push_str(&word);
     }
+    let mut text = words.join(" ");
     if !text.is_empty() {
         text.push(' ');
     }
@@ -122,13 +124,13 @@ fn comment_text(text: &str) -> String {
 }
 
 /// Replays a record: the rule that ended it (if the rules did), whether it
-/// started from the game's start position, and who moved first.
+/// started from the game's start position, and who played each move.
 struct Replay<'a> {
     record: &'a GameRecord,
 }
 
 impl GameVisitor for Replay<'_> {
-    type Output = Result<(Option<&'static str>, bool, Player), String>;
+    type Output = Result<(Option<&'static str>, bool, Vec<Player>), String>;
     fn visit<G: Game>(self) -> Self::Output {
         let record = self.record;
         let mut options = G::Options::default();
@@ -137,16 +139,17 @@ impl GameVisitor for Replay<'_> {
         }
         let start = G::from_fen(&record.start, &options)?;
         let from_start = start.fen() == G::start(&options).fen();
-        let first = start.side_to_move();
+        let mut movers = Vec::with_capacity(record.moves.len());
         let mut state = GameState::new(start);
         for text in &record.moves {
+            movers.push(state.position.side_to_move());
             let mv = state.position.parse_move(text)?;
             if state.outcome().is_some() || !state.position.is_legal(mv) {
                 return Err(format!("game {}: move '{text}' is illegal", record.number));
             }
             state.play(mv);
         }
-        Ok((state.end_reason(), from_start, first))
+        Ok((state.end_reason(), from_start, movers))
     }
 }
 
@@ -226,5 +229,19 @@ mod tests {
         let mut bad = record.clone();
         bad.moves.push("1:1".into());
         assert!(pgn_game(&bad, "test", "2026.12.01").is_err());
+    }
+
+    #[test]
+    fn moves_are_numbered_by_turns() {
+        let words = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (x, o) = (Player::X, Player::O);
+        // A CTOR-like turn of three operations, then o's two.
+        let text = movetext(
+            &words(&["1", "2", "end", "9", "end", "3"]),
+            &[x, x, x, o, o, x],
+        );
+        assert_eq!(text, "1. 1 2 end 9 end 2. 3 ");
+        let text = movetext(&words(&["a", "b", "c"]), &[o, x, o]);
+        assert_eq!(text, "1... a 2. b c ");
     }
 }

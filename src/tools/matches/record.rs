@@ -238,6 +238,9 @@ pub struct ReplaySummary {
     pub records: Vec<GameRecord>,
     /// Games read and verified.
     pub games: usize,
+    /// Game numbers missing below the highest one (a shard not merged, an
+    /// SPRT stop).
+    pub missing: Vec<usize>,
     /// Problems found, each with its line number.
     pub errors: Vec<String>,
 }
@@ -254,6 +257,7 @@ pub fn replay(text: &str) -> Result<ReplaySummary, String> {
 /// the file (when named) and line.
 pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
     let mut names: Option<[String; 2]> = None;
+    let mut match_of: Option<(String, Vec<(String, String)>)> = None;
     let mut results = Results::default();
     let mut records = Vec::new();
     let mut errors = Vec::new();
@@ -281,6 +285,20 @@ pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
                     continue;
                 }
             };
+            let first =
+                match_of.get_or_insert_with(|| (record.game.clone(), record.options.clone()));
+            if (&record.game, &record.options) != (&first.0, &first.1) {
+                errors.push(format!(
+                    "{}: game {} is {} with options {:?}, not the match's {} with {:?}",
+                    place(number),
+                    record.number,
+                    record.game,
+                    record.options,
+                    first.0,
+                    first.1
+                ));
+                continue;
+            }
             let pair = names.get_or_insert_with(|| record.players.clone());
             let Some(first_side) = first_player_side(&record, pair) else {
                 errors.push(format!(
@@ -309,6 +327,7 @@ pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
         score: results.score(),
         pairs: results.pentanomial(),
         games: records.len(),
+        missing: results.missing(),
         records,
         errors,
     })

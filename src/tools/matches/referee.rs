@@ -198,9 +198,9 @@ fn check_time(
         TimeControl::Clock { inc_ms, .. } => {
             let clock = &mut clocks[side.index()];
             if elapsed > *clock {
+                let left = std::mem::take(clock); // the flag fell: 0 left
                 return Err(Forfeit::Flag(format!(
-                    "{elapsed} ms used with {} ms left",
-                    *clock
+                    "{elapsed} ms used with {left} ms left"
                 )));
             }
             *clock = *clock - elapsed + inc_ms;

@@ -148,8 +148,12 @@ impl Pentanomial {
         elo_from_score(self.moments().0)
     }
 
-    /// Half the width of the 95 % interval of [`Pentanomial::elo`].
+    /// Half the width of the 95 % interval of [`Pentanomial::elo`]
+    /// (infinite with a single pair: no spread can be seen in one).
     pub fn elo_margin(&self) -> f64 {
+        if self.count() < 2 {
+            return f64::INFINITY;
+        }
         let (mu, var) = self.moments();
         interval_margin(mu, (var / f64::from(self.count())).sqrt())
     }
@@ -175,6 +179,10 @@ impl Pentanomial {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Results {
     by_number: std::collections::BTreeMap<usize, i32>,
+    /// Running totals, kept as games come in (a match reads them after
+    /// every game).
+    score: Score,
+    pairs: Pentanomial,
 }
 
 impl Results {
@@ -182,35 +190,47 @@ impl Results {
     /// Returns false (and changes nothing) if that game is already in.
     pub fn add(&mut self, number: usize, sign: i32) -> bool {
         match self.by_number.entry(number) {
-            std::collections::btree_map::Entry::Occupied(_) => false,
+            std::collections::btree_map::Entry::Occupied(_) => return false,
             std::collections::btree_map::Entry::Vacant(slot) => {
                 slot.insert(sign.signum());
-                true
             }
         }
+        self.score.add(sign);
+        // The pair is complete when its partner (1 ↔ 2, 3 ↔ 4, …) is in.
+        let partner = if number % 2 == 1 {
+            number.checked_add(1)
+        } else {
+            number.checked_sub(1).filter(|&n| n > 0)
+        };
+        if let Some(&other) = partner.and_then(|p| self.by_number.get(&p)) {
+            let (first, second) = if number % 2 == 1 {
+                (sign, other)
+            } else {
+                (other, sign)
+            };
+            self.pairs.add_pair(first, second);
+        }
+        true
     }
 
     /// Wins, losses and draws over every game.
     pub fn score(&self) -> Score {
-        let mut score = Score::default();
-        for &sign in self.by_number.values() {
-            score.add(sign);
-        }
-        score
+        self.score
     }
 
     /// The pairs whose two games are both in (a lone game of a pair, at
     /// the end of an odd or early-stopped match, is left out).
     pub fn pentanomial(&self) -> Pentanomial {
-        let mut pentanomial = Pentanomial::default();
-        for (&number, &first) in &self.by_number {
-            if number % 2 == 1
-                && let Some(&second) = self.by_number.get(&(number + 1))
-            {
-                pentanomial.add_pair(first, second);
-            }
-        }
-        pentanomial
+        self.pairs
+    }
+
+    /// Game numbers missing below the highest one in (a shard left out of
+    /// a merge, a game lost to an SPRT stop).
+    pub fn missing(&self) -> Vec<usize> {
+        let last = self.by_number.keys().next_back().copied().unwrap_or(0);
+        (1..=last)
+            .filter(|n| !self.by_number.contains_key(n))
+            .collect()
     }
 }
 
@@ -548,7 +568,7 @@ mod pair_tests {
         assert!(!line.contains("nan"), "{line}");
         assert_eq!(
             line,
-            "Ptnml(0-2): [0, 0, 1, 0, 0], pairs 1, Elo -0.0 +/- 0.0"
+            "Ptnml(0-2): [0, 0, 1, 0, 0], pairs 1, Elo -0.0 +/- inf"
         );
     }
 
