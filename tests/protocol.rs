@@ -372,18 +372,25 @@ fn isready_and_stop_during_infinite_search() {
 }
 
 fn run_binary(input: &[u8]) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agon"))
+    run_command(Command::new(env!("CARGO_BIN_EXE_agon")), input)
+}
+
+/// Runs `command` with `input` on its standard input (written from a
+/// thread, so a large input cannot deadlock against the output); returns
+/// the exit status and standard output.
+fn run_command(mut command: Command, input: &[u8]) -> (i32, String) {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("agon starts");
+        .expect("the command starts");
     let mut stdin = child.stdin.take().expect("stdin");
     let bytes = input.to_vec();
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&bytes);
     });
-    let output = child.wait_with_output().expect("agon ends");
+    let output = child.wait_with_output().expect("the command ends");
     writer.join().expect("writer");
     (
         output.status.code().unwrap_or(-1),
@@ -440,23 +447,12 @@ fn binary_rejects_a_huge_line() {
 
 /// Runs the binary with its address space limited to `kib` KiB.
 fn run_binary_limited(input: &[u8], kib: u64) -> (i32, String) {
-    let mut child = Command::new("/bin/sh")
+    let mut command = Command::new("/bin/sh");
+    command
         .arg("-c")
-        .arg(format!("ulimit -v {kib} && exec \"$0\"",))
-        .arg(env!("CARGO_BIN_EXE_agon"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sh starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(input).expect("input written");
-    drop(stdin);
-    let output = child.wait_with_output().expect("agon ends");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+        .arg(format!("ulimit -v {kib} && exec \"$0\""))
+        .arg(env!("CARGO_BIN_EXE_agon"));
+    run_command(command, input)
 }
 
 #[test]

@@ -447,9 +447,10 @@ impl<'a, G: Game> MatchRun<'a, G> {
                 if tally.decided() {
                     continue; // played after the SPRT decided: not counted
                 }
+                let finished = finished_line(&record);
                 tally.add(index, record, first_side);
                 // A closed output only loses the running commentary.
-                let _ = bar.suspend(|| self.commentary(out, &tally, &bar));
+                let _ = bar.suspend(|| self.commentary(out, &finished, &tally));
                 bar.set_message(tally.progress_text());
                 bar.inc(1);
                 for writer in &mut writers {
@@ -479,15 +480,13 @@ impl<'a, G: Game> MatchRun<'a, G> {
     fn commentary(
         &self,
         out: &mut dyn Write,
+        finished: &str,
         tally: &Tally,
-        bar: &ProgressBar,
     ) -> std::io::Result<()> {
-        let Some(record) = tally.last.as_ref() else {
-            return Ok(());
-        };
-        let quiet_terminal = self.config.progress && !bar.is_hidden();
+        // With a progress bar (on a terminal) the running score is on it.
+        let quiet_terminal = self.config.progress;
         if self.config.verbose || !quiet_terminal {
-            writeln!(out, "{}", finished_line(record))?;
+            writeln!(out, "{finished}")?;
         }
         let every = self.config.report_every;
         let games = tally.results.score().games() as usize;
@@ -525,8 +524,6 @@ struct Tally {
     sprt: Option<Sprt>,
     /// Counted records by game index.
     pending: BTreeMap<usize, GameRecord>,
-    /// The record counted last.
-    last: Option<GameRecord>,
     /// Games this run plays.
     planned: usize,
 }
@@ -537,7 +534,6 @@ impl Tally {
             results: Results::default(),
             sprt,
             pending: BTreeMap::new(),
-            last: None,
             planned,
         }
     }
@@ -545,7 +541,6 @@ impl Tally {
     fn add(&mut self, index: usize, record: GameRecord, first_side: Player) {
         self.results
             .add(record.number, record.outcome.sign_for(first_side));
-        self.last = Some(record.clone());
         self.pending.insert(index, record);
     }
 

@@ -11,8 +11,10 @@
 //! (`normal`, `time forfeit`, `rules infraction`, `adjudication` or
 //! `abandoned`), and end with a comment naming the rule or the forfeit.
 
-use super::record::{GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES};
-use crate::game::{Game, GameOptions, GameState, Outcome, Player};
+use super::record::{
+    GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES, replay_moves,
+};
+use crate::game::{Game, Outcome, Player};
 use crate::games::{GameVisitor, visit_game};
 
 /// The tags and moves of one game's PGN record, ending with a blank line.
@@ -132,24 +134,13 @@ struct Replay<'a> {
 impl GameVisitor for Replay<'_> {
     type Output = Result<(Option<&'static str>, bool, Vec<Player>), String>;
     fn visit<G: Game>(self) -> Self::Output {
-        let record = self.record;
-        let mut options = G::Options::default();
-        for (name, value) in &record.options {
-            options.set(name, value)?;
-        }
-        let start = G::from_fen(&record.start, &options)?;
-        let from_start = start.fen() == G::start(&options).fen();
-        let mut movers = Vec::with_capacity(record.moves.len());
-        let mut state = GameState::new(start);
-        for text in &record.moves {
-            movers.push(state.position.side_to_move());
-            let mv = state.position.parse_move(text)?;
-            if state.outcome().is_some() || !state.position.is_legal(mv) {
-                return Err(format!("game {}: move '{text}' is illegal", record.number));
-            }
-            state.play(mv);
-        }
-        Ok((state.end_reason(), from_start, movers))
+        let replayed = replay_moves::<G>(self.record)
+            .map_err(|e| format!("game {}: {e}", self.record.number))?;
+        Ok((
+            replayed.state.end_reason(),
+            replayed.from_start,
+            replayed.movers,
+        ))
     }
 }
 

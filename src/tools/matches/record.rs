@@ -168,6 +168,53 @@ impl GameRecord {
     }
 }
 
+/// A record's game played through the rules.
+pub(super) struct Replayed<G: Game> {
+    /// The game after its moves.
+    pub state: GameState<G>,
+    /// The side that played each move.
+    pub movers: Vec<Player>,
+    /// Whether it started from the game's start position.
+    pub from_start: bool,
+}
+
+/// Plays `record`'s moves from its start under its options; an error names
+/// the first move that is unreadable, illegal or after the end.
+pub(super) fn replay_moves<G: Game>(record: &GameRecord) -> Result<Replayed<G>, String> {
+    let mut options = G::Options::default();
+    for (name, value) in &record.options {
+        options.set(name, value)?;
+    }
+    let start = G::from_fen(&record.start, &options)
+        .map_err(|e| format!("bad start position '{}': {e}", record.start))?;
+    let from_start = start.fen() == G::start(&options).fen();
+    let mut state = GameState::new(start);
+    let mut movers = Vec::with_capacity(record.moves.len());
+    for (index, text) in record.moves.iter().enumerate() {
+        if let Some(outcome) = state.outcome() {
+            return Err(format!(
+                "move {} '{text}' comes after the end of the game ({})",
+                index + 1,
+                outcome.ugi_name()
+            ));
+        }
+        let mv = state
+            .position
+            .parse_move(text)
+            .map_err(|e| format!("move {} '{text}': {e}", index + 1))?;
+        if !state.position.is_legal(mv) {
+            return Err(format!("move {} '{text}' is illegal", index + 1));
+        }
+        movers.push(state.position.side_to_move());
+        state.play(mv);
+    }
+    Ok(Replayed {
+        state,
+        movers,
+        from_start,
+    })
+}
+
 struct Verify<'a> {
     record: &'a GameRecord,
 }
@@ -176,30 +223,7 @@ impl GameVisitor for Verify<'_> {
     type Output = Result<(), String>;
     fn visit<G: Game>(self) -> Result<(), String> {
         let record = self.record;
-        let mut options = G::Options::default();
-        for (name, value) in &record.options {
-            options.set(name, value)?;
-        }
-        let start = G::from_fen(&record.start, &options)
-            .map_err(|e| format!("bad start position '{}': {e}", record.start))?;
-        let mut state = GameState::new(start);
-        for (index, text) in record.moves.iter().enumerate() {
-            if let Some(outcome) = state.outcome() {
-                return Err(format!(
-                    "move {} '{text}' comes after the end of the game ({})",
-                    index + 1,
-                    outcome.ugi_name()
-                ));
-            }
-            let mv = state
-                .position
-                .parse_move(text)
-                .map_err(|e| format!("move {} '{text}': {e}", index + 1))?;
-            if !state.position.is_legal(mv) {
-                return Err(format!("move {} '{text}' is illegal", index + 1));
-            }
-            state.play(mv);
-        }
+        let Replayed { state, .. } = replay_moves::<G>(record)?;
         let by_rules = record.reason == REASON_RULES || record.reason == REASON_REPETITION;
         match state.outcome() {
             Some(outcome) if outcome != record.outcome => Err(format!(
