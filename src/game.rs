@@ -213,9 +213,24 @@ pub struct SolveBudget<'a> {
     pub deadline: Option<Instant>,
     /// Give up as soon as this becomes true (the protocol's `stop`).
     pub stop: &'a AtomicBool,
+    /// Threads the oracle may use (the `Threads` option).
+    pub threads: usize,
+    /// Memory the oracle's tables may take (the `Hash` option), in bytes.
+    pub memory_bytes: usize,
 }
 
-impl SolveBudget<'_> {
+impl<'a> SolveBudget<'a> {
+    /// A budget ending at `deadline` (if any) or at `stop`, for one thread
+    /// and 64 MiB.
+    pub fn new(deadline: Option<Instant>, stop: &'a AtomicBool) -> SolveBudget<'a> {
+        SolveBudget {
+            deadline,
+            stop,
+            threads: 1,
+            memory_bytes: 64 << 20,
+        }
+    }
+
     /// Whether the oracle must give up now.
     pub fn expired(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)

@@ -54,6 +54,13 @@ enum Command {
     Solve {
         #[command(flatten)]
         position: PositionArgs,
+        /// Dots: solver threads (0: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Dots: MiB for the solver's table (0: sized to the position, at
+        /// most 2048).
+        #[arg(long, default_value_t = 0)]
+        hash: usize,
     },
     /// Fixed searches over built-in positions of every game.
     ///
@@ -289,10 +296,18 @@ fn main() -> ExitCode {
             divide,
             position,
         }) => run_perft(&position, depth, divide),
-        Some(Command::Solve { position }) => tools::solve::run(
+        Some(Command::Solve {
+            position,
+            threads,
+            hash,
+        }) => tools::solve::run(
             &position.game,
             position.fen.as_deref(),
             &position.options(),
+            tools::solve::Resources {
+                threads,
+                hash_mb: hash,
+            },
             std::io::stderr().is_terminal(),
             &mut std::io::stdout().lock(),
         ),

@@ -223,20 +223,14 @@ fn end_conditions() {
     done.generate_moves(&mut moves);
     assert!(moves.is_empty());
     let stop = budget_free();
-    let budget = SolveBudget {
-        deadline: None,
-        stop: &stop,
-    };
+    let budget = SolveBudget::new(None, &stop);
     assert!(done.solve(&budget).is_none());
 }
 
 #[test]
 fn exact_values_of_small_boards_match_brute_force() {
     let stop = budget_free();
-    let budget = SolveBudget {
-        deadline: None,
-        stop: &stop,
-    };
+    let budget = SolveBudget::new(None, &stop);
     for size in ["1x1", "1x2", "2x1", "1x3", "2x2", "1x4", "2x3", "3x2"] {
         let start = Dots::start(&options(size));
         let mut memo = HashMap::new();
@@ -325,10 +319,7 @@ fn solver_matches_brute_force_on_random_positions() {
 #[test]
 fn solve_respects_the_budget() {
     let stop = AtomicBool::new(true);
-    let budget = SolveBudget {
-        deadline: None,
-        stop: &stop,
-    };
+    let budget = SolveBudget::new(None, &stop);
     // A 4×4 board with many lines left cannot finish with `stop` already set.
     assert!(Dots::start(&options("4x4")).solve(&budget).is_none());
     assert!(Dots::start(&options("3x3")).solve(&budget).is_none());
@@ -425,16 +416,29 @@ fn positions_file_answers() {
 fn solve_tool_output() {
     let size = [("Size".to_string(), "2x2".to_string())];
     let mut out = Vec::new();
-    agon::tools::solve::run("dots", None, &size, false, &mut out).expect("solved");
+    agon::tools::solve::run("dots", None, &size, Default::default(), false, &mut out)
+        .expect("solved");
     assert_eq!(
         String::from_utf8_lossy(&out),
         "margin 2\nbest a1b1 b1c1 a3b3 b3c3 a1a2 c1c2 a2a3 c2c3\n"
     );
     // The margin is x minus o whoever is to move.
     let mut out = Vec::new();
-    agon::tools::solve::run("dots", Some("1x1 1110 0 0 o"), &[], false, &mut out).expect("solved");
+    agon::tools::solve::run(
+        "dots",
+        Some("1x1 1110 0 0 o"),
+        &[],
+        Default::default(),
+        false,
+        &mut out,
+    )
+    .expect("solved");
     assert_eq!(String::from_utf8_lossy(&out), "margin -1\nbest b1b2\n");
     let bad = [("Size".to_string(), "9x9".to_string())];
-    assert!(agon::tools::solve::run("dots", None, &bad, false, &mut out).is_err());
-    assert!(agon::tools::solve::run("ataxx", None, &[], false, &mut out).is_err());
+    assert!(
+        agon::tools::solve::run("dots", None, &bad, Default::default(), false, &mut out).is_err()
+    );
+    assert!(
+        agon::tools::solve::run("ataxx", None, &[], Default::default(), false, &mut out).is_err()
+    );
 }

@@ -24,10 +24,7 @@ fn moves_of(g: &MuTorere) -> Vec<String> {
 
 fn solve(g: &MuTorere) -> Option<agon::game::Solved<agon::games::mutorere::MtMove>> {
     let stop = AtomicBool::new(false);
-    g.solve(&SolveBudget {
-        deadline: None,
-        stop: &stop,
-    })
+    g.solve(&SolveBudget::new(None, &stop))
 }
 
 /// Brute force through the public API only: +1 win, 0 draw, -1 loss for
@@ -329,16 +326,36 @@ fn positions_file_answers() {
 #[test]
 fn solve_tool_output() {
     let mut out = Vec::new();
-    agon::tools::solve::run("mutorere", None, &[], false, &mut out).expect("solved");
+    agon::tools::solve::run("mutorere", None, &[], Default::default(), false, &mut out)
+        .expect("solved");
     assert_eq!(String::from_utf8_lossy(&out), "value draw\nbest 1c 4c\n");
     let mut out = Vec::new();
-    agon::tools::solve::run("mutorere", Some("xxx.oooox x 0"), &[], false, &mut out)
-        .expect("solved");
+    agon::tools::solve::run(
+        "mutorere",
+        Some("xxx.oooox x 0"),
+        &[],
+        Default::default(),
+        false,
+        &mut out,
+    )
+    .expect("solved");
     assert_eq!(
         String::from_utf8_lossy(&out),
         "value win\nplies 1\nbest 34\n"
     );
     let mut out = Vec::new();
-    assert!(agon::tools::solve::run("mutorere", Some("bad"), &[], false, &mut out).is_err());
-    assert!(agon::tools::solve::run("nim", None, &[], false, &mut out).is_err());
+    assert!(
+        agon::tools::solve::run(
+            "mutorere",
+            Some("bad"),
+            &[],
+            Default::default(),
+            false,
+            &mut out
+        )
+        .is_err()
+    );
+    assert!(
+        agon::tools::solve::run("nim", None, &[], Default::default(), false, &mut out).is_err()
+    );
 }

@@ -21,10 +21,7 @@ fn nim(fen: &str, misere: bool) -> Nim {
 
 fn solve(position: &Nim) -> Option<agon::game::Solved<agon::games::nim::NimMove>> {
     let stop = AtomicBool::new(false);
-    position.solve(&SolveBudget {
-        deadline: None,
-        stop: &stop,
-    })
+    position.solve(&SolveBudget::new(None, &stop))
 }
 
 /// Brute-force game value: does the side to move win? Independent of the

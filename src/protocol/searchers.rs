@@ -105,7 +105,7 @@ impl<G: Game> Searchers<G> {
     ) -> Result<Answer<G::Move>, String> {
         let oracle_only = state.position.count_moves() > MAX_LISTED_MOVES;
         if (options.search == SearchChoice::Auto || oracle_only)
-            && let Some(answer) = consult_oracle(state, limits, report)
+            && let Some(answer) = consult_oracle(state, limits, options, report)
         {
             return Ok(answer);
         }
@@ -264,6 +264,7 @@ fn mcts_config<G: Game>(options: &EngineOptions) -> MctsConfig {
 fn consult_oracle<G: Game>(
     state: &GameState<G>,
     limits: &Limits,
+    options: &EngineOptions,
     report: &mut dyn FnMut(&Report),
 ) -> Option<Answer<G::Move>> {
     // The oracle gets half the planned time, so a search can still follow
@@ -280,6 +281,8 @@ fn consult_oracle<G: Game>(
     let budget = SolveBudget {
         deadline,
         stop: &limits.stop,
+        threads: options.threads,
+        memory_bytes: options.hash_mb << 20,
     };
     let solved = state.position.solve(&budget)?;
     let score = match (solved.value, solved.margin) {

@@ -9,6 +9,15 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+/// What the Dots and Boxes solver may use.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Resources {
+    /// Threads; 0 for one per core.
+    pub threads: usize,
+    /// MiB for the table; 0 for a size suited to the position.
+    pub hash_mb: usize,
+}
+
 /// Solves `fen` (or the start position) of `game` under `options` and
 /// writes the answer to `out`.
 ///
@@ -19,11 +28,17 @@ pub fn run(
     game: &str,
     fen: Option<&str>,
     options: &[(String, String)],
+    resources: Resources,
     progress: bool,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     match game.to_ascii_lowercase().as_str() {
-        "dots" => solve_dots(position_from::<Dots>(fen, options)?, progress, out),
+        "dots" => solve_dots(
+            position_from::<Dots>(fen, options)?,
+            resources,
+            progress,
+            out,
+        ),
         "mutorere" => solve_mutorere(&position_from::<MuTorere>(fen, options)?, out),
         _ => Err(format!(
             "no exact solver for game '{game}' (solve works for dots and mutorere)"
@@ -35,7 +50,12 @@ fn io_error(e: std::io::Error) -> String {
     format!("cannot write the answer: {e}")
 }
 
-fn solve_dots(game: Dots, progress: bool, out: &mut dyn Write) -> Result<(), String> {
+fn solve_dots(
+    game: Dots,
+    resources: Resources,
+    progress: bool,
+    out: &mut dyn Write,
+) -> Result<(), String> {
     let margin_x = |mover_margin: i32| match game.side_to_move() {
         crate::game::Player::X => mover_margin,
         crate::game::Player::O => -mover_margin,
@@ -55,7 +75,15 @@ fn solve_dots(game: Dots, progress: bool, out: &mut dyn Write) -> Result<(), Str
         bar
     });
     let started = Instant::now();
-    let solved = game.solve_all_counted(None);
+    let threads = match resources.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let memory = match resources.hash_mb {
+        0 => usize::MAX,
+        mb => mb << 20,
+    };
+    let solved = game.solve_with(threads, memory, true, None);
     if let Some(bar) = spinner {
         bar.finish_and_clear();
         if let Some((_, _, nodes)) = &solved {
@@ -65,7 +93,7 @@ fn solve_dots(game: Dots, progress: bool, out: &mut dyn Write) -> Result<(), Str
             );
         }
     }
-    let (margin, best, _) = solved.ok_or("the solver gave up")?;
+    let (margin, best, _) = solved.ok_or("the solver could not allocate its table")?;
     let best: Vec<String> = best.iter().map(|&m| game.move_to_string(m)).collect();
     writeln!(out, "margin {}", margin_x(margin)).map_err(io_error)?;
     writeln!(out, "best {}", best.join(" ")).map_err(io_error)

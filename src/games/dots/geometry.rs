@@ -32,6 +32,14 @@ pub struct Geometry {
     /// Symmetries (identity first) as byte-wise lookup tables:
     /// `syms[s][byte][value]` holds the image of `value << (8 * byte)`.
     syms: Vec<Box<[[u64; 256]; 8]>>,
+    /// The image of each line under each symmetry (`images[s][line]`).
+    images: Vec<[u8; 64]>,
+    /// The inverse permutations: `preimages[s][images[s][l]] == l`.
+    preimages: Vec<[u8; 64]>,
+    /// The two border lines of each corner box (lower index first). They
+    /// are interchangeable: both join the box to the outside, so a position
+    /// with only one of them drawn has the value of the one with the other.
+    corner_pairs: Vec<(u8, u8)>,
 }
 
 impl Geometry {
@@ -95,15 +103,58 @@ impl Geometry {
     /// The smallest image of `lines` under the board symmetries, a key
     /// shared by symmetric positions.
     pub fn canonical(&self, lines: u64) -> u64 {
-        self.syms
-            .iter()
-            .map(|table| {
-                (0..8).fold(0u64, |acc, byte| {
-                    acc | table[byte][(lines >> (8 * byte)) as usize & 0xFF]
-                })
-            })
-            .min()
-            .unwrap_or(lines)
+        self.canonical_with_symmetry(lines).0
+    }
+
+    /// [`Geometry::canonical`] and the symmetry that maps `lines` onto it
+    /// (the first one when several do), for [`Geometry::to_canonical`].
+    pub fn canonical_with_symmetry(&self, lines: u64) -> (u64, usize) {
+        let bytes = self.lines.div_ceil(8);
+        let mut best = (u64::MAX, 0);
+        for (sym, table) in self.syms.iter().enumerate() {
+            let image = (0..bytes).fold(0u64, |acc, byte| {
+                acc | table[byte][(lines >> (8 * byte)) as usize & 0xFF]
+            });
+            let image = self.corners_first(image);
+            if image < best.0 {
+                best = (image, sym);
+            }
+        }
+        best
+    }
+
+    /// `lines` with each corner box that has one border line drawn
+    /// having the first of the two: an equivalent position (see
+    /// `corner_pairs`).
+    #[inline]
+    pub fn corners_first(&self, mut lines: u64) -> u64 {
+        for &(a, b) in &self.corner_pairs {
+            if lines >> b & 1 == 1 && lines >> a & 1 == 0 {
+                lines ^= 1 << a | 1 << b;
+            }
+        }
+        lines
+    }
+
+    /// The other border line of a corner box bordered by `line`, if any.
+    pub fn corner_partner(&self, line: usize) -> Option<usize> {
+        self.corner_pairs.iter().find_map(|&(a, b)| match line {
+            l if l == a as usize => Some(b as usize),
+            l if l == b as usize => Some(a as usize),
+            _ => None,
+        })
+    }
+
+    /// The image of `line` under symmetry `sym`.
+    #[inline]
+    pub fn to_canonical(&self, sym: usize, line: usize) -> usize {
+        self.images[sym][line] as usize
+    }
+
+    /// The line whose image under symmetry `sym` is `line`.
+    #[inline]
+    pub fn from_canonical(&self, sym: usize, line: usize) -> usize {
+        self.preimages[sym][line] as usize
     }
 
     fn build(rows: usize, cols: usize) -> Geometry {
@@ -153,7 +204,23 @@ impl Geometry {
             line_boxes,
             line_dots,
             syms: Vec::new(),
+            images: Vec::new(),
+            preimages: Vec::new(),
+            corner_pairs: Vec::new(),
         };
+        geometry.corner_pairs = geometry.corner_border_pairs();
+        geometry.images = geometry.line_images();
+        geometry.preimages = geometry
+            .images
+            .iter()
+            .map(|image| {
+                let mut inverse = [0u8; 64];
+                for (line, &to) in image.iter().enumerate().take(geometry.lines) {
+                    inverse[to as usize] = line as u8;
+                }
+                inverse
+            })
+            .collect();
         geometry.syms = geometry.symmetry_tables();
         geometry
     }
@@ -161,18 +228,9 @@ impl Geometry {
     /// Lookup tables of every symmetry of the board (4 for rectangles, 8
     /// for squares).
     fn symmetry_tables(&self) -> Vec<Box<[[u64; 256]; 8]>> {
-        let count = if self.cols == self.rows { 8 } else { 4 };
-        (0..count)
-            .map(|sym| {
-                let image: Vec<usize> = self
-                    .line_dots
-                    .iter()
-                    .map(|[a, b]| {
-                        let a = self.map_dot(sym, a.0 as usize, a.1 as usize);
-                        let b = self.map_dot(sym, b.0 as usize, b.1 as usize);
-                        self.line_between(a, b).unwrap_or(0)
-                    })
-                    .collect();
+        self.images
+            .iter()
+            .map(|image| {
                 let mut table = Box::new([[0u64; 256]; 8]);
                 for (byte, row) in table.iter_mut().enumerate() {
                     for (value, out) in row.iter_mut().enumerate() {
@@ -184,6 +242,47 @@ impl Geometry {
                     }
                 }
                 table
+            })
+            .collect()
+    }
+
+    /// The border line pairs of the corner boxes of boards of two rows and
+    /// columns or more (a box of a one-wide board has three border lines).
+    fn corner_border_pairs(&self) -> Vec<(u8, u8)> {
+        if self.rows < 2 || self.cols < 2 {
+            return Vec::new();
+        }
+        let border = |line: usize| self.line_boxes[line].contains(&NO_BOX);
+        let corners = [
+            0,
+            self.cols - 1,
+            (self.rows - 1) * self.cols,
+            self.rows * self.cols - 1,
+        ];
+        corners
+            .iter()
+            .map(|&b| {
+                let mut pair =
+                    (0..self.lines).filter(|&l| self.box_lines[b] >> l & 1 == 1 && border(l));
+                let first = pair.next().unwrap_or(0) as u8;
+                (first, pair.next().unwrap_or(first as usize) as u8)
+            })
+            .collect()
+    }
+
+    /// Where every symmetry of the board (4 for rectangles, 8 for squares)
+    /// sends each line.
+    fn line_images(&self) -> Vec<[u8; 64]> {
+        let count = if self.cols == self.rows { 8 } else { 4 };
+        (0..count)
+            .map(|sym| {
+                let mut image = [0u8; 64];
+                for (line, [a, b]) in self.line_dots.iter().enumerate() {
+                    let a = self.map_dot(sym, a.0 as usize, a.1 as usize);
+                    let b = self.map_dot(sym, b.0 as usize, b.1 as usize);
+                    image[line] = self.line_between(a, b).unwrap_or(0) as u8;
+                }
+                image
             })
             .collect()
     }

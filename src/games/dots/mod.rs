@@ -20,6 +20,7 @@
 //! reach (not finished in 25 minutes).
 
 pub mod geometry;
+pub mod root;
 pub mod solver;
 
 use crate::game::{
@@ -28,7 +29,9 @@ use crate::game::{
 };
 use geometry::{Geometry, MAX_SIDE, NO_BOX};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use solver::Solver;
+use solver::Table;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// Options of Dots and Boxes: the board size for `startpos`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,8 +92,51 @@ fn score_key(player: Player, score: u8) -> u64 {
     KEYS[60 + player.index() * 26 + score.min(25) as usize]
 }
 
-/// Undrawn lines at or below which [`Game::solve`] is attempted.
-const SOLVE_LINES: u32 = 28;
+/// The fitted model of [`Dots::predicted_solve_seconds`]: log10 of the
+/// seconds on two threads is `BASE + PER_SAFE * safe + PER_OTHER * other`.
+/// A least-squares fit to 42 random 4×4 positions with 26–35 undrawn lines
+/// (0.02–35 s) gave a base of −7.68 (residual spread a factor of 1.5, at
+/// worst 3.3 too low); the base here is 0.28 higher, a factor of 1.9 to
+/// spare.
+const PREDICT_BASE: f64 = -7.4;
+const PREDICT_PER_SAFE: f64 = 0.262;
+const PREDICT_PER_OTHER: f64 = 0.204;
+
+/// How long [`Game::solve`] may be expected to take when the budget has no
+/// deadline (`go infinite`, depth- or node-limited searches stop it
+/// otherwise): past this, the search answers while the user waits.
+const UNTIMED_SOLVE_SECONDS: f64 = 10.0;
+
+/// The solver's table kept between calls (one board size at a time), so
+/// that what one move's solve proved serves the next.
+static SHARED_TABLE: Mutex<Option<(usize, usize, Arc<Table>)>> = Mutex::new(None);
+
+/// A table of `bytes` for boards of `geo`: the kept one when it suits
+/// (same size of board, at least as large), else a new one (halved until
+/// the memory is granted), which is then kept. `None` when even 1 MiB is
+/// refused.
+fn shared_table(geo: &'static Geometry, bytes: usize) -> Option<Arc<Table>> {
+    let mut kept = SHARED_TABLE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((size, board, table)) = kept.as_ref()
+        && *board == geo.rows * MAX_SIDE + geo.cols
+        && *size >= bytes
+    {
+        return Some(Arc::clone(table));
+    }
+    *kept = None; // the old table's memory goes back before a new one is asked
+    let mut asked = bytes;
+    let table = loop {
+        match Table::new(asked) {
+            Ok(table) => break Arc::new(table),
+            Err(_) if asked > 1 << 20 => asked /= 2,
+            Err(_) => return None,
+        }
+    };
+    *kept = Some((bytes, geo.rows * MAX_SIDE + geo.cols, Arc::clone(&table)));
+    Some(table)
+}
 
 /// A Dots and Boxes position.
 #[derive(Clone, Debug)]
@@ -227,26 +273,45 @@ impl Dots {
     /// every optimal move, or `None` if the budget ran out or the game is
     /// over. Used by `agon solve`.
     pub fn solve_all(&self, budget: Option<&SolveBudget>) -> Option<(i32, Vec<DotsMove>)> {
-        self.solve_all_counted(budget).map(|(m, b, _)| (m, b))
+        let threads = budget.map_or(1, |b| b.threads);
+        let memory = budget.map_or(Table::bytes_for(self.empty_lines()), |b| b.memory_bytes);
+        self.solve_with(threads, memory, true, budget)
+            .map(|(m, b, _)| (m, b))
     }
 
-    /// [`Dots::solve_all`] plus the number of nodes searched.
-    pub fn solve_all_counted(
+    /// Solves with `threads` threads and a table of at most
+    /// `memory_bytes`: the final margin for the side to move, the optimal
+    /// moves (every one with `all`, else one) and the nodes searched.
+    /// `None` if the budget ran out, the game is over or no table could be
+    /// allocated.
+    pub fn solve_with(
         &self,
+        threads: usize,
+        memory_bytes: usize,
+        all: bool,
         budget: Option<&SolveBudget>,
     ) -> Option<(i32, Vec<DotsMove>, u64)> {
         if self.lines == self.geo.full {
             return None;
         }
-        let mut solver = Solver::new(self.geo, Solver::log_size_for(self.empty_lines()), budget);
-        let value = solver.value(self.lines)?;
-        let mut best = Vec::new();
-        for line in self.undrawn() {
-            if solver.move_reaches(self.lines, line, value)? {
-                best.push(DotsMove(line as u8));
-            }
-        }
-        Some((self.score_diff() + value, best, solver.nodes))
+        let bytes = memory_bytes.min(Table::bytes_for(self.empty_lines()));
+        let table = shared_table(self.geo, bytes)?;
+        let solved = root::solve(self.geo, &table, self.lines, threads, all, budget)?;
+        let best = solved.best.iter().map(|&l| DotsMove(l as u8)).collect();
+        Some((self.score_diff() + solved.value, best, solved.nodes))
+    }
+
+    /// A guess of the seconds the solver needs here on `threads` threads,
+    /// from the lines that are still safe to draw (the opening's fight,
+    /// which the search tree grows with) and the other undrawn lines.
+    /// Fitted to solves of random 4×4 positions on this project's 2-core
+    /// machine (see the module documentation); meant to be right within a
+    /// factor of a few, which is what deciding whether to try needs.
+    pub fn predicted_solve_seconds(&self, threads: usize) -> f64 {
+        let safe = self.undrawn().filter(|&l| !self.is_unsafe(l)).count() as f64;
+        let others = f64::from(self.empty_lines()) - safe;
+        let log10 = PREDICT_BASE + PREDICT_PER_SAFE * safe + PREDICT_PER_OTHER * others;
+        10f64.powf(log10) * 2.0 / threads.clamp(1, 2) as f64
     }
 
     /// A cheap sensible move: take a box, else a line that gives nothing
@@ -493,28 +558,23 @@ impl Game for Dots {
         u64::from(self.empty_lines())
     }
 
-    /// Exact solution when at most 28 lines are left (or the board is at
-    /// most 3×3) and the budget allows; `None` otherwise.
+    /// Exact solution when the solver is predicted to finish within the
+    /// budget's time ([`Dots::predicted_solve_seconds`]; without a deadline,
+    /// within [`UNTIMED_SOLVE_SECONDS`]) and does; `None` otherwise.
     fn solve(&self, budget: &SolveBudget) -> Option<Solved<DotsMove>> {
-        if self.outcome().is_some() || (self.empty_lines() > SOLVE_LINES && self.geo.lines > 24) {
+        if self.outcome().is_some() {
             return None;
         }
-        let mut solver = Solver::new(
-            self.geo,
-            Solver::log_size_for(self.empty_lines()),
-            Some(budget),
-        );
-        let value = solver.value(self.lines)?;
-        let mut best = None;
-        for line in self.undrawn() {
-            if solver.move_reaches(self.lines, line, value)? {
-                best = Some(DotsMove(line as u8));
-                break;
-            }
+        let allowed = budget.deadline.map_or(UNTIMED_SOLVE_SECONDS, |d| {
+            d.saturating_duration_since(Instant::now()).as_secs_f64()
+        });
+        if self.predicted_solve_seconds(budget.threads) > allowed {
+            return None;
         }
-        let margin = self.score_diff() + value;
+        let (margin, best, _) =
+            self.solve_with(budget.threads, budget.memory_bytes, false, Some(budget))?;
         Some(Solved {
-            best: best?,
+            best: *best.first()?,
             value: match margin.signum() {
                 1 => Proven::Win(None),
                 -1 => Proven::Loss(None),

@@ -21,6 +21,7 @@
 
 use super::geometry::{Geometry, NO_BOX};
 use crate::game::SolveBudget;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What the capture rule allows in a position.
 enum Captures {
@@ -37,53 +38,196 @@ enum Captures {
     Several([usize; 8], usize),
 }
 
-/// One transposition table slot.
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    /// Canonical lines with bit 63 set (0 marks an empty slot).
-    key: u64,
+/// No move stored in a table entry.
+const NO_MOVE: u8 = u8::MAX;
+
+/// Undrawn lines from which a node first looks for a cutoff among its
+/// children's table entries (enhanced transposition cutoff): near the
+/// root a subtree saved is worth the probes.
+const ORDER_SIGN: u32 = 1;
+const ETC_MIN_EMPTY: u32 = 18;
+
+/// What the table knows of a position: bounds on its value, how far from
+/// the end it is, and the line that proved the bound (in the canonical
+/// orientation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Bounds {
     lower: i8,
     upper: i8,
     /// Undrawn lines: entries nearer the root are worth more.
     depth: u8,
+    best: u8,
 }
 
-/// A solver for one board size, keeping its table between calls.
+impl Bounds {
+    fn pack(self) -> u64 {
+        u64::from(self.lower as u8)
+            | u64::from(self.upper as u8) << 8
+            | u64::from(self.depth) << 16
+            | u64::from(self.best) << 24
+    }
+
+    fn unpack(data: u64) -> Bounds {
+        Bounds {
+            lower: data as u8 as i8,
+            upper: (data >> 8) as u8 as i8,
+            depth: (data >> 16) as u8,
+            best: (data >> 24) as u8,
+        }
+    }
+}
+
+/// One slot (two make a bucket, 32-byte aligned so that a bucket never
+/// straddles cache lines): the key is stored xor-ed with the data, so a slot torn by two
+/// threads writing at once fails the check and reads as empty.
+#[derive(Default)]
+#[repr(align(16))]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// The solver's transposition table: two-slot buckets keyed by the
+/// canonical lines, shared by every thread of a solve without locks.
+pub struct Table {
+    slots: Vec<Slot>,
+    shift: u32,
+}
+
+impl Table {
+    /// A table of at most `bytes` (at least 256 slots, a power of two), or
+    /// an error when the memory is refused.
+    pub fn new(bytes: usize) -> Result<Table, String> {
+        let wanted = (bytes / std::mem::size_of::<Slot>()).max(256);
+        let log_size = usize::BITS - 1 - wanted.leading_zeros();
+        let count = 1usize << log_size;
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(count).map_err(|_| {
+            format!(
+                "cannot allocate a {} MiB solver table",
+                (count * std::mem::size_of::<Slot>()) >> 20
+            )
+        })?;
+        advise_huge_pages(&mut slots);
+        slots.resize_with(count, Slot::default);
+        Ok(Table {
+            slots,
+            shift: 64 - log_size,
+        })
+    }
+
+    /// Bytes a table for a position with `empty` undrawn lines is worth at
+    /// most: 16 bytes a slot, one slot per 2^5 positions of its size, from
+    /// 64 KiB to 2 GiB.
+    pub fn bytes_for(empty: u32) -> usize {
+        16usize << empty.saturating_sub(5).clamp(12, 27)
+    }
+
+    fn bucket(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize & !1
+    }
+
+    /// Asks the processor to start loading the bucket of `key` (a hint;
+    /// nothing where the architecture has none).
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let slot = &self.slots[self.bucket(key)];
+            // SAFETY: prefetching is only a hint and never faults; the
+            // pointer is into this table. SSE is part of every x86-64.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    fn read(&self, index: usize, key: u64) -> Option<Bounds> {
+        let slot = &self.slots[index];
+        let data = slot.data.load(Ordering::Relaxed);
+        let check = slot.check.load(Ordering::Relaxed);
+        (check ^ data == key).then(|| Bounds::unpack(data))
+    }
+
+    fn probe(&self, key: u64) -> Option<Bounds> {
+        let home = self.bucket(key);
+        self.read(home, key).or_else(|| self.read(home + 1, key))
+    }
+
+    /// Stores `bounds` for `key`: over the same key, else over the
+    /// shallower entry of the bucket.
+    fn store(&self, key: u64, bounds: Bounds) {
+        let home = self.bucket(key);
+        let depth = |i: usize| Bounds::unpack(self.slots[i].data.load(Ordering::Relaxed)).depth;
+        let index = if self.read(home, key).is_some() {
+            home
+        } else if self.read(home + 1, key).is_some() || depth(home + 1) < depth(home) {
+            home + 1
+        } else {
+            home
+        };
+        let data = bounds.pack();
+        self.slots[index].check.store(key ^ data, Ordering::Relaxed);
+        self.slots[index].data.store(data, Ordering::Relaxed);
+    }
+}
+
+/// A solver for one board size over a (shared) table.
 pub struct Solver<'a> {
     geo: &'static Geometry,
-    table: Vec<Entry>,
-    shift: u32,
+    table: &'a Table,
     /// Nodes searched so far.
     pub nodes: u64,
     budget: Option<&'a SolveBudget<'a>>,
     aborted: bool,
     /// History heuristic: how often each line caused a cutoff.
     history: [u32; 64],
+    /// Set by another thread when the test in hand is no longer needed.
+    abandon: Option<&'a AtomicBool>,
 }
 
 impl<'a> Solver<'a> {
-    /// A solver with a table of `2^log_size` entries that gives up when
-    /// `budget` expires.
+    /// A solver over `table` that gives up when `budget` expires.
     pub fn new(
         geo: &'static Geometry,
-        log_size: u32,
+        table: &'a Table,
         budget: Option<&'a SolveBudget<'a>>,
     ) -> Solver<'a> {
-        let log_size = log_size.clamp(8, 26);
         Solver {
             geo,
-            table: vec![Entry::default(); 1 << log_size],
-            shift: 64 - log_size,
+            table,
             nodes: 0,
             budget,
             aborted: false,
             history: [0; 64],
+            abandon: None,
         }
     }
 
-    /// A table size suited to a position with `empty` undrawn lines.
-    pub fn log_size_for(empty: u32) -> u32 {
-        empty.saturating_sub(5).clamp(12, 24)
+    /// Perturbs the move ordering by `seed` (0 keeps it), so that threads
+    /// working on one test search different moves first.
+    pub fn vary_order(&mut self, seed: u64) {
+        if seed == 0 {
+            return;
+        }
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for h in &mut self.history {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            *h = (state & 0xFF) as u32;
+        }
+    }
+
+    /// Makes the next tests give up (answer `None`) once `flag` is set.
+    pub fn abandon_when(&mut self, flag: &'a AtomicBool) {
+        self.abandon = Some(flag);
+    }
+
+    /// The nodes searched since the last call.
+    pub fn take_nodes(&mut self) -> u64 {
+        std::mem::take(&mut self.nodes)
     }
 
     /// The exact value of the remaining boxes for the side to move, or
@@ -122,6 +266,7 @@ impl<'a> Solver<'a> {
     /// Whether drawing `line` scores at least `target` (a null-window test,
     /// cheaper than [`Solver::move_value`]).
     pub fn move_reaches(&mut self, lines: u64, line: usize, target: i32) -> Option<bool> {
+        self.aborted = false;
         let child = lines | 1 << line;
         let gained = self.geo.completes(lines, line) as i32;
         let ok = if gained > 0 {
@@ -139,8 +284,8 @@ impl<'a> Solver<'a> {
 
     fn out_of_time(&mut self) -> bool {
         if self.nodes & 0x3FFF == 0
-            && let Some(budget) = self.budget
-            && budget.expired()
+            && (self.budget.is_some_and(|b| b.expired())
+                || self.abandon.is_some_and(|a| a.load(Ordering::Relaxed)))
         {
             self.aborted = true;
         }
@@ -192,17 +337,13 @@ impl<'a> Solver<'a> {
 
     /// A position where nothing can be taken: every line passes the turn.
     fn full_node(&mut self, lines: u64, mut alpha: i32, mut beta: i32) -> i32 {
-        let key = self.geo.canonical(lines) | 1 << 63;
-        let home = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize & !1;
-        let slot = if self.table[home + 1].key == key
-            || (self.table[home].key != key && self.table[home + 1].depth < self.table[home].depth)
-        {
-            home + 1
-        } else {
-            home
-        };
-        let entry = self.table[slot];
-        if entry.key == key {
+        let (canonical, sym) = self.geo.canonical_with_symmetry(lines);
+        let key = canonical | 1 << 63;
+        let remaining = self.remaining(lines);
+        let empty = (self.geo.full & !lines).count_ones();
+        let known = self.table.probe(key);
+        let mut first = None;
+        if let Some(entry) = known {
             let (lo, hi) = (i32::from(entry.lower), i32::from(entry.upper));
             if lo >= beta || lo == hi {
                 return lo;
@@ -212,62 +353,133 @@ impl<'a> Solver<'a> {
             }
             alpha = alpha.max(lo);
             beta = beta.min(hi);
+            if entry.best != NO_MOVE {
+                first = self
+                    .undrawn_equivalent(lines, self.geo.from_canonical(sym, entry.best as usize));
+            }
         }
-        let remaining = self.remaining(lines);
-        if alpha >= remaining || beta <= -remaining {
-            return if alpha >= remaining {
-                remaining
-            } else {
-                -remaining
-            };
+        if alpha >= remaining {
+            return remaining;
+        }
+        if beta <= -remaining {
+            return -remaining;
+        }
+        let mut moves = [0u8; 64];
+        let safe = self.safe_moves(lines, &mut moves);
+        if empty >= ETC_MIN_EMPTY
+            && let Some((v, line)) = self.child_cutoff(lines, &moves[..safe], beta)
+        {
+            self.save(key, sym, known, (v, remaining), empty, line);
+            return v;
         }
         let (alpha0, beta0) = (alpha, beta);
-        let mut best = -remaining - 1;
-        let mut moves = [0u8; 64];
-        // Safe lines first; the sacrifices (and their chain analysis) are
-        // only generated when no safe line produced a cutoff.
-        let safe = self.safe_moves(lines, &mut moves);
-        if !self.try_moves(lines, &moves[..safe], alpha, beta, &mut best) {
+        let mut best = (-remaining - 1, NO_MOVE);
+        // The table's move first, then safe lines; the sacrifices (and
+        // their chain analysis) are only generated when no safe line
+        // produced a cutoff.
+        let mut cut = false;
+        if let Some(line) = first {
+            cut = self.try_moves(lines, &[line], alpha, beta, &mut best);
+        }
+        if !cut {
+            let safe = remove(&mut moves, safe, first);
+            cut = self.try_moves(lines, &moves[..safe], alpha, beta, &mut best);
+        }
+        if !cut {
             let count = self.sacrifices(lines, &mut moves);
+            let count = remove(&mut moves, count, first);
             self.try_moves(lines, &moves[..count], alpha, beta, &mut best);
         }
         if self.aborted {
-            return best;
+            return best.0;
         }
-        let (lower, upper) = if best <= alpha0 {
-            (-remaining, best)
-        } else if best >= beta0 {
-            (best, remaining)
+        let bounds = if best.0 <= alpha0 {
+            (-remaining, best.0)
+        } else if best.0 >= beta0 {
+            (best.0, remaining)
         } else {
-            (best, best)
+            (best.0, best.0)
         };
-        let (mut lower, mut upper) = (lower, upper);
-        if entry.key == key {
+        self.save(key, sym, known, bounds, empty, best.1);
+        best.0
+    }
+
+    /// `line` if undrawn, else the corner line it stands for (the table
+    /// merges positions that differ by a corner's border lines).
+    fn undrawn_equivalent(&self, lines: u64, line: usize) -> Option<u8> {
+        let undrawn = |l: usize| lines >> l & 1 == 0;
+        if undrawn(line) {
+            return Some(line as u8);
+        }
+        self.geo
+            .corner_partner(line)
+            .filter(|&l| undrawn(l))
+            .map(|l| l as u8)
+    }
+
+    /// Stores `(lower, upper)` for the position of `key`, tightened by what
+    /// the table knew, with its best `line` (in the position's orientation).
+    fn save(
+        &self,
+        key: u64,
+        sym: usize,
+        known: Option<Bounds>,
+        (mut lower, mut upper): (i32, i32),
+        empty: u32,
+        line: u8,
+    ) {
+        if let Some(entry) = known {
             lower = lower.max(i32::from(entry.lower));
             upper = upper.min(i32::from(entry.upper));
         }
-        self.table[slot] = Entry {
-            key,
-            lower: lower as i8,
-            upper: upper.max(lower) as i8,
-            depth: (self.geo.full & !lines).count_ones() as u8,
+        let best = if line == NO_MOVE {
+            known.map_or(NO_MOVE, |e| e.best)
+        } else {
+            self.geo.to_canonical(sym, line as usize) as u8
         };
-        best
+        self.table.store(
+            key,
+            Bounds {
+                lower: lower as i8,
+                upper: upper.max(lower) as i8,
+                depth: empty as u8,
+                best,
+            },
+        );
     }
 
-    /// Searches `moves` in order, raising `best`; true on a beta cutoff.
+    /// Enhanced transposition cutoff: a safe line whose position the table
+    /// already bounds at or below `-beta` for the opponent is a cutoff
+    /// without searching (a safe line takes nothing and passes the turn).
+    fn child_cutoff(&self, lines: u64, safe: &[u8], beta: i32) -> Option<(i32, u8)> {
+        // All the keys first and their buckets asked for, so that the
+        // memory round trips overlap instead of following each other.
+        let mut keys = [0u64; 64];
+        for (key, &line) in keys.iter_mut().zip(safe) {
+            *key = self.geo.canonical(lines | 1 << line) | 1 << 63;
+            self.table.prefetch(*key);
+        }
+        keys.iter().zip(safe).find_map(|(&key, &line)| {
+            let entry = self.table.probe(key)?;
+            let v = -i32::from(entry.upper);
+            (v >= beta).then_some((v, line))
+        })
+    }
+
+    /// Searches `moves` in order, raising `best` (value, line); true on a
+    /// beta cutoff.
     fn try_moves(
         &mut self,
         lines: u64,
         moves: &[u8],
         alpha: i32,
         beta: i32,
-        best: &mut i32,
+        best: &mut (i32, u8),
     ) -> bool {
         for &line in moves {
-            let v = -self.search(lines | 1 << line, -beta, -alpha.max(*best));
-            if v > *best {
-                *best = v;
+            let v = -self.search(lines | 1 << line, -beta, -alpha.max(best.0));
+            if v > best.0 {
+                *best = (v, line);
                 if v >= beta {
                     let bonus = (moves.len() * moves.len()) as u32;
                     self.history[line as usize] = self.history[line as usize].saturating_add(bonus);
@@ -280,22 +492,41 @@ impl<'a> Solver<'a> {
 
     /// The lines that give no box a third side, by history. Returns the count.
     fn safe_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
-        let mut keyed = [(0u32, 0u8); 64];
-        let mut n = 0;
+        let mut safe = 0u64;
         let mut free = self.geo.full & !lines;
         while free != 0 {
             let line = free.trailing_zeros() as usize;
             free &= free - 1;
-            let safe = self.geo.line_boxes[line]
+            let is_safe = self.geo.line_boxes[line]
                 .iter()
                 .all(|&b| b == NO_BOX || self.geo.sides(lines, b as usize) < 2);
-            if safe {
-                keyed[n] = (u32::MAX - self.history[line], line as u8);
-                n += 1;
+            safe |= u64::from(is_safe) << line;
+        }
+        let total = safe.count_ones();
+        let mut keyed = [(0u32, 0u32, 0u8); 64];
+        let mut n = 0;
+        let mut rest = safe;
+        while rest != 0 {
+            let line = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            // The safe lines the opponent keeps after this one: the
+            // lines of a box that gets its second side stop being safe.
+            let mut lost = 1u64 << line;
+            for &b in &self.geo.line_boxes[line] {
+                if b != NO_BOX && self.geo.sides(lines, b as usize) == 1 {
+                    lost |= self.geo.box_lines[b as usize] & safe;
+                }
             }
+            let left = total - (lost & safe).count_ones();
+            keyed[n] = (
+                ORDER_SIGN.wrapping_mul(left),
+                u32::MAX - self.history[line],
+                line as u8,
+            );
+            n += 1;
         }
         keyed[..n].sort_unstable();
-        for (o, &(_, line)) in out.iter_mut().zip(&keyed[..n]) {
+        for (o, &(_, _, line)) in out.iter_mut().zip(&keyed[..n]) {
             *o = line;
         }
         n
@@ -497,5 +728,42 @@ impl<'a> Solver<'a> {
         let far2 = (self.geo.box_lines[next] & !lines & !(1 << far)).trailing_zeros() as usize;
         let end = self.other_box(far2, next);
         (end != NO_BOX as usize && end != b && self.geo.sides(lines, end) == 3).then_some(far)
+    }
+}
+
+/// Asks the kernel to back the (still untouched) capacity of `slots` with
+/// huge pages: every probe of a table far larger than the caches would
+/// otherwise also miss the address translation cache. Only a hint.
+fn advise_huge_pages(slots: &mut Vec<Slot>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = slots.as_mut_ptr() as usize;
+        let end = start + slots.capacity() * std::mem::size_of::<Slot>();
+        let aligned = start.next_multiple_of(HUGE);
+        if end > aligned + HUGE {
+            let length = (end - aligned) / HUGE * HUGE;
+            // SAFETY: the range lies inside the vector's own allocation,
+            // and MADV_HUGEPAGE changes only how it is backed, never its
+            // contents or validity.
+            unsafe { libc::madvise(aligned as *mut libc::c_void, length, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = slots;
+}
+
+/// Removes `line` (if given) from the first `count` of `moves`, keeping
+/// their order; returns the new count.
+fn remove(moves: &mut [u8; 64], count: usize, line: Option<u8>) -> usize {
+    let Some(line) = line else {
+        return count;
+    };
+    match moves[..count].iter().position(|&m| m == line) {
+        Some(at) => {
+            moves.copy_within(at + 1..count, at);
+            count - 1
+        }
+        None => count,
     }
 }
