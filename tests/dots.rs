@@ -2,13 +2,14 @@
 //! independent brute-force minimax.
 
 use agon::game::{Game, GameOptions, GameState, Outcome, Player, Proven, SolveBudget};
-use agon::games::dots::{Dots, DotsOptions};
+use agon::games::dots::{Dots, DotsOptions, solver::Table};
 use agon::harness::random_play;
 use agon::tools::positions::parse_positions;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 fn options(size: &str) -> DotsOptions {
     let mut o = DotsOptions::default();
@@ -284,14 +285,17 @@ fn solver_matches_brute_force_on_random_positions() {
         ("5x5", 44, 15),
         ("3x5", 22, 15),
     ] {
-        for _ in 0..count {
+        for i in 0..count {
             let g = random_position(size, drawn, &mut rng);
             if g.outcome().is_some() {
                 continue;
             }
             let mut memo = HashMap::new();
             let expected = brute_margin(&g, &mut memo);
-            let (margin, best) = g.solve_all(None).expect("solved");
+            // One and two threads (which split the root's lines and help
+            // each other on one test) must give the same answers.
+            let threads = 1 + i % 2;
+            let (margin, best, _) = g.solve_with(threads, 1 << 22, true, None).expect("solved");
             assert_eq!(margin, expected, "margin of {}", g.fen());
             // Every listed move is optimal and every optimal move is listed.
             let mut moves = Vec::new();
@@ -314,6 +318,76 @@ fn solver_matches_brute_force_on_random_positions() {
             }
         }
     }
+}
+
+#[test]
+fn the_border_lines_of_a_corner_box_are_interchangeable() {
+    // The table counts a position with one border line of a corner box
+    // drawn as the one with the other drawn: check that claim by brute
+    // force on random positions, and that both share a table key.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let mut checked = 0;
+    for (size, drawn) in [("2x3", 6), ("3x3", 10), ("3x2", 5)] {
+        for _ in 0..40 {
+            let g = random_position(size, drawn, &mut rng);
+            let geo = g.geometry();
+            let lines = g.lines();
+            for line in (0..geo.lines).filter(|&l| lines >> l & 1 == 1) {
+                let Some(other) = geo.corner_partner(line).filter(|&o| lines >> o & 1 == 0) else {
+                    continue;
+                };
+                let swapped = lines ^ (1 << line) ^ (1 << other);
+                let bits: String = (0..geo.lines)
+                    .map(|l| if swapped >> l & 1 == 1 { '1' } else { '0' })
+                    .collect();
+                let fields: Vec<String> = g.fen().split(' ').map(str::to_owned).collect();
+                let fen = format!(
+                    "{} {bits} {} {} {}",
+                    fields[0], fields[2], fields[3], fields[4]
+                );
+                let twin = pos(&fen);
+                assert_eq!(geo.canonical(lines), geo.canonical(swapped), "{}", g.fen());
+                let mut memo = HashMap::new();
+                assert_eq!(
+                    brute_margin(&g, &mut memo),
+                    brute_margin(&twin, &mut memo),
+                    "{fen}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked > 30,
+        "only {checked} positions with one corner border line"
+    );
+}
+
+#[test]
+fn the_solver_is_tried_only_when_predicted_to_finish() {
+    let stop = AtomicBool::new(false);
+    let budget = SolveBudget::new(Some(Instant::now() + Duration::from_secs(5)), &stop);
+    // 4×4 from empty would take far longer than 5 s: declined at once
+    // (trying would run until the deadline).
+    let start = Dots::start(&options("4x4"));
+    assert!(start.predicted_solve_seconds(2) > 600.0);
+    let began = Instant::now();
+    assert!(start.solve(&budget).is_none());
+    assert!(began.elapsed() < Duration::from_secs(4));
+    // Fewer safe lines, a faster solve.
+    let late = pos("4x4 0011100000010000001001001000001001011100 0 0 x");
+    assert!(late.predicted_solve_seconds(2) < 1.0);
+    assert!(late.predicted_solve_seconds(1) > late.predicted_solve_seconds(2));
+    // 3×3 from empty is predicted quick and solved within the budget.
+    let small = Dots::start(&options("3x3"));
+    assert!(small.predicted_solve_seconds(1) < 1.0);
+    assert_eq!(small.solve(&budget).expect("3x3 solved").margin, Some(-3));
+}
+
+#[test]
+fn a_solver_table_too_large_is_an_error() {
+    assert!(Table::new(usize::MAX).is_err());
+    assert!(Table::new(1 << 20).is_ok());
 }
 
 #[test]
@@ -416,8 +490,11 @@ fn positions_file_answers() {
 fn solve_tool_output() {
     let size = [("Size".to_string(), "2x2".to_string())];
     let mut out = Vec::new();
-    agon::tools::solve::run("dots", None, &size, Default::default(), false, &mut out)
-        .expect("solved");
+    let two_threads = agon::tools::solve::Resources {
+        threads: 2,
+        hash_mb: 16,
+    };
+    agon::tools::solve::run("dots", None, &size, two_threads, false, &mut out).expect("solved");
     assert_eq!(
         String::from_utf8_lossy(&out),
         "margin 2\nbest a1b1 b1c1 a3b3 b3c3 a1a2 c1c2 a2a3 c2c3\n"

@@ -676,3 +676,35 @@ fn alphabeta_on_several_threads_stops_at_once_and_answers_a_legal_move() {
     let lines = d.search("go p1time 2000 p2time 2000 p1inc 20 p2inc 20");
     assert!(lines.iter().any(|l| l.starts_with("bestmove ")));
 }
+
+#[test]
+fn dots_go_solves_only_where_the_solver_is_predicted_to_finish() {
+    let mut d = Driver::new();
+    d.send("setoption name Game value dots");
+    d.send("setoption name Threads value 2");
+    // 28 undrawn lines, 18 of them safe: predicted well under a second.
+    d.send("position fen 4x4 0011100000010000001001001000001001011100 0 0 x");
+    let lines = d.search("go movetime 4000");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string solved: win for the side to move, final margin 2"),
+        "{lines:?}"
+    );
+    let best = lines
+        .last()
+        .expect("bestmove")
+        .trim_start_matches("bestmove ");
+    assert!(["a4b4", "a5b5", "a2a3"].contains(&best), "{best}");
+    // From empty the solve would take far longer than the move: the search
+    // answers, on time, without trying it.
+    d.send("position startpos");
+    let start = Instant::now();
+    let lines = d.search("go movetime 300");
+    assert!(start.elapsed() < Duration::from_secs(3), "{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info string solved")),
+        "{lines:?}"
+    );
+    assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")));
+}

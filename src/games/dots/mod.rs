@@ -11,13 +11,15 @@
 //! completed boxes: which player took which box is not recorded in the
 //! lines, but every box drawn closed was scored by someone.
 //!
-//! [`solver`] holds the exact solver. [`Game::solve`] tries it only when at
-//! most 28 lines are left (or the board has at most 24 lines, 3×3 and
-//! smaller), where it takes well under a second, and gives up (`None`) when
-//! the budget expires. Measured (release, this 2-core machine): 3×3 from
-//! the empty board 0.25 s for the value and every optimal move; 4×4 with 30
-//! lines left about 1 s, with 32 left about 14 s; 4×4 from empty is out of
-//! reach (not finished in 25 minutes).
+//! [`solver`] holds the exact solver and [`root`] runs it on a root
+//! position with several threads. [`Game::solve`] tries it when
+//! [`Dots::predicted_solve_seconds`] says it fits the budget's time, and
+//! gives up (`None`) when the budget expires all the same. Measured
+//! (release, this 2-core machine, two threads, value and every optimal
+//! move): 3×3 from empty 0.06 s, 3×4 from empty 3.4–4.6 s; random 4×4
+//! positions (only safe lines drawn) with 30 lines left 0.3–0.9 s, 32 left
+//! 1.1–2.7 s, 34 left 8–33 s. Each two more lines cost about 8×, so 4×4
+//! from empty (40) is still out of reach.
 
 pub mod geometry;
 pub mod root;
@@ -107,8 +109,8 @@ const PREDICT_PER_OTHER: f64 = 0.204;
 /// otherwise): past this, the search answers while the user waits.
 const UNTIMED_SOLVE_SECONDS: f64 = 10.0;
 
-/// The solver's table kept between calls (one board size at a time), so
-/// that what one move's solve proved serves the next.
+/// The table [`Game::solve`] keeps between calls (one board size at a
+/// time), so that what one move's solve proved serves the next.
 static SHARED_TABLE: Mutex<Option<(usize, usize, Arc<Table>)>> = Mutex::new(None);
 
 /// A table of `bytes` for boards of `geo`: the kept one when it suits
@@ -126,16 +128,22 @@ fn shared_table(geo: &'static Geometry, bytes: usize) -> Option<Arc<Table>> {
         return Some(Arc::clone(table));
     }
     *kept = None; // the old table's memory goes back before a new one is asked
+    let table = Arc::new(granted_table(bytes)?);
+    *kept = Some((bytes, geo.rows * MAX_SIDE + geo.cols, Arc::clone(&table)));
+    Some(table)
+}
+
+/// A table of `bytes`, or of half, a quarter, … (down to 1 MiB) when the
+/// memory is refused; `None` when even that is.
+fn granted_table(bytes: usize) -> Option<Table> {
     let mut asked = bytes;
-    let table = loop {
+    loop {
         match Table::new(asked) {
-            Ok(table) => break Arc::new(table),
+            Ok(table) => return Some(table),
             Err(_) if asked > 1 << 20 => asked /= 2,
             Err(_) => return None,
         }
-    };
-    *kept = Some((bytes, geo.rows * MAX_SIDE + geo.cols, Arc::clone(&table)));
-    Some(table)
+    }
 }
 
 /// A Dots and Boxes position.
@@ -279,7 +287,7 @@ impl Dots {
             .map(|(m, b, _)| (m, b))
     }
 
-    /// Solves with `threads` threads and a table of at most
+    /// Solves with `threads` threads and a new table of at most
     /// `memory_bytes`: the final margin for the side to move, the optimal
     /// moves (every one with `all`, else one) and the nodes searched.
     /// `None` if the budget ran out, the game is over or no table could be
@@ -291,12 +299,22 @@ impl Dots {
         all: bool,
         budget: Option<&SolveBudget>,
     ) -> Option<(i32, Vec<DotsMove>, u64)> {
+        let table = granted_table(memory_bytes.min(Table::bytes_for(self.empty_lines())))?;
+        self.solve_on(&table, threads, all, budget)
+    }
+
+    /// [`Dots::solve_with`] over a given table.
+    fn solve_on(
+        &self,
+        table: &Table,
+        threads: usize,
+        all: bool,
+        budget: Option<&SolveBudget>,
+    ) -> Option<(i32, Vec<DotsMove>, u64)> {
         if self.lines == self.geo.full {
             return None;
         }
-        let bytes = memory_bytes.min(Table::bytes_for(self.empty_lines()));
-        let table = shared_table(self.geo, bytes)?;
-        let solved = root::solve(self.geo, &table, self.lines, threads, all, budget)?;
+        let solved = root::solve(self.geo, table, self.lines, threads, all, budget)?;
         let best = solved.best.iter().map(|&l| DotsMove(l as u8)).collect();
         Some((self.score_diff() + solved.value, best, solved.nodes))
     }
@@ -571,8 +589,11 @@ impl Game for Dots {
         if self.predicted_solve_seconds(budget.threads) > allowed {
             return None;
         }
-        let (margin, best, _) =
-            self.solve_with(budget.threads, budget.memory_bytes, false, Some(budget))?;
+        let bytes = budget
+            .memory_bytes
+            .min(Table::bytes_for(self.empty_lines()));
+        let table = shared_table(self.geo, bytes)?;
+        let (margin, best, _) = self.solve_on(&table, budget.threads, false, Some(budget))?;
         Some(Solved {
             best: *best.first()?,
             value: match margin.signum() {
