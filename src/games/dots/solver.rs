@@ -55,7 +55,6 @@ const NO_MOVE: u8 = u8::MAX;
 /// Undrawn lines from which a node first looks for a cutoff among its
 /// children's table entries (enhanced transposition cutoff): near the
 /// root a subtree saved is worth the probes.
-const ORDER_SIGN: u32 = 1;
 const ETC_MIN_EMPTY: u32 = 18;
 
 /// What the table knows of a position: bounds on its value, how far from
@@ -88,20 +87,26 @@ impl Bounds {
     }
 }
 
-/// One slot (two make a bucket, 32-byte aligned so that a bucket never
-/// straddles cache lines): the key is stored xor-ed with the data, so a slot torn by two
+/// One slot: the key is stored xor-ed with the data, so a slot torn by two
 /// threads writing at once fails the check and reads as empty.
 #[derive(Default)]
-#[repr(align(16))]
 struct Slot {
     check: AtomicU64,
     data: AtomicU64,
 }
 
+/// Two slots, aligned so that a bucket never straddles two cache lines.
+#[derive(Default)]
+#[repr(align(32))]
+struct Bucket {
+    pair: [Slot; 2],
+}
+
 /// The solver's transposition table: two-slot buckets keyed by the
 /// canonical lines, shared by every thread of a solve without locks.
+/// Slot `i` is `buckets[i / 2].pair[i % 2]`.
 pub struct Table {
-    slots: Vec<Slot>,
+    buckets: Vec<Bucket>,
     shift: u32,
 }
 
@@ -111,31 +116,38 @@ impl Table {
     pub fn new(bytes: usize) -> Result<Table, String> {
         let wanted = (bytes / std::mem::size_of::<Slot>()).max(256);
         let log_size = usize::BITS - 1 - wanted.leading_zeros();
-        let count = 1usize << log_size;
-        let mut slots = Vec::new();
-        slots.try_reserve_exact(count).map_err(|_| {
+        let count = (1usize << log_size) / 2;
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(count).map_err(|_| {
             format!(
                 "cannot allocate a {} MiB solver table",
-                (count * std::mem::size_of::<Slot>()) >> 20
+                (count * std::mem::size_of::<Bucket>()) >> 20
             )
         })?;
-        advise_huge_pages(&mut slots);
-        slots.resize_with(count, Slot::default);
+        advise_huge_pages(&mut buckets);
+        buckets.resize_with(count, Bucket::default);
         Ok(Table {
-            slots,
+            buckets,
             shift: 64 - log_size,
         })
     }
 
     /// Bytes a table for a position with `empty` undrawn lines is worth at
-    /// most: 16 bytes a slot, one slot per 2^5 positions of its size, from
-    /// 64 KiB to 2 GiB.
+    /// most: 16 bytes a slot, one slot per 2^7 positions of its size, from
+    /// 64 KiB to 2 GiB. Larger is slower: 3×4 from empty (31 lines) took
+    /// 6.8 s on one thread with 256 MiB and 11.5 s with 1 GiB (page
+    /// clearing, address translation misses).
     pub fn bytes_for(empty: u32) -> usize {
-        16usize << empty.saturating_sub(5).clamp(12, 27)
+        16usize << empty.saturating_sub(7).clamp(12, 27)
     }
 
+    /// The first slot of the bucket of `key`.
     fn bucket(&self, key: u64) -> usize {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize & !1
+    }
+
+    fn slot(&self, index: usize) -> &Slot {
+        &self.buckets[index / 2].pair[index % 2]
     }
 
     /// Asks the processor to start loading the bucket of `key` (a hint;
@@ -145,17 +157,17 @@ impl Table {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let slot = &self.slots[self.bucket(key)];
+            let bucket = &self.buckets[self.bucket(key) / 2];
             // SAFETY: prefetching is only a hint and never faults; the
             // pointer is into this table. SSE is part of every x86-64.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast::<i8>()) };
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((bucket as *const Bucket).cast::<i8>()) };
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = key;
     }
 
     fn read(&self, index: usize, key: u64) -> Option<Bounds> {
-        let slot = &self.slots[index];
+        let slot = self.slot(index);
         let data = slot.data.load(Ordering::Relaxed);
         let check = slot.check.load(Ordering::Relaxed);
         (check ^ data == key).then(|| Bounds::unpack(data))
@@ -170,7 +182,7 @@ impl Table {
     /// shallower entry of the bucket.
     fn store(&self, key: u64, bounds: Bounds) {
         let home = self.bucket(key);
-        let depth = |i: usize| Bounds::unpack(self.slots[i].data.load(Ordering::Relaxed)).depth;
+        let depth = |i: usize| Bounds::unpack(self.slot(i).data.load(Ordering::Relaxed)).depth;
         let index = if self.read(home, key).is_some() {
             home
         } else if self.read(home + 1, key).is_some() || depth(home + 1) < depth(home) {
@@ -179,8 +191,9 @@ impl Table {
             home
         };
         let data = bounds.pack();
-        self.slots[index].check.store(key ^ data, Ordering::Relaxed);
-        self.slots[index].data.store(data, Ordering::Relaxed);
+        let slot = self.slot(index);
+        slot.check.store(key ^ data, Ordering::Relaxed);
+        slot.data.store(data, Ordering::Relaxed);
     }
 }
 
@@ -497,11 +510,7 @@ impl<'a> Solver<'a> {
                 }
             }
             let left = total - (lost & safe).count_ones();
-            keyed[n] = (
-                ORDER_SIGN.wrapping_mul(left),
-                u32::MAX - self.history[line],
-                line as u8,
-            );
+            keyed[n] = (left, u32::MAX - self.history[line], line as u8);
             n += 1;
         }
         keyed[..n].sort_unstable();
@@ -710,15 +719,15 @@ impl<'a> Solver<'a> {
     }
 }
 
-/// Asks the kernel to back the (still untouched) capacity of `slots` with
+/// Asks the kernel to back the (still untouched) capacity of `buckets` with
 /// huge pages: every probe of a table far larger than the caches would
 /// otherwise also miss the address translation cache. Only a hint.
-fn advise_huge_pages(slots: &mut Vec<Slot>) {
+fn advise_huge_pages(buckets: &mut Vec<Bucket>) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let start = slots.as_mut_ptr() as usize;
-        let end = start + slots.capacity() * std::mem::size_of::<Slot>();
+        let start = buckets.as_mut_ptr() as usize;
+        let end = start + buckets.capacity() * std::mem::size_of::<Bucket>();
         let aligned = start.next_multiple_of(HUGE);
         if end > aligned + HUGE {
             let length = (end - aligned) / HUGE * HUGE;
@@ -729,7 +738,7 @@ fn advise_huge_pages(slots: &mut Vec<Slot>) {
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = slots;
+    let _ = buckets;
 }
 
 /// Removes `line` (if given) from the first `count` of `moves`, keeping
