@@ -684,7 +684,7 @@ fn dots_go_solves_only_where_the_solver_is_predicted_to_finish() {
     d.send("setoption name Threads value 2");
     // 28 undrawn lines, 18 of them safe: predicted well under a second.
     d.send("position fen 4x4 0011100000010000001001001000001001011100 0 0 x");
-    let lines = d.search("go movetime 4000");
+    let lines = d.search("go movetime 8000");
     assert!(
         lines
             .iter()
