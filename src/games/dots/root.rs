@@ -32,6 +32,9 @@ struct Class {
     lines: Vec<usize>,
 }
 
+/// At most this many threads work on one solve (the `Threads` maximum).
+const MAX_THREADS: usize = 256;
+
 /// The answer slot of one test of a round.
 const UNKNOWN: u8 = 0;
 const REACHED: u8 = 1;
@@ -197,9 +200,15 @@ fn round(
         nodes.fetch_add(solver.take_nodes(), Ordering::Relaxed);
     };
     std::thread::scope(|scope| {
-        for id in 1..threads.max(1) {
+        for id in 1..threads.clamp(1, MAX_THREADS) {
             let worker = &worker;
-            scope.spawn(move || worker(id));
+            // A thread the system refuses only means fewer helpers.
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, move || worker(id))
+                .is_err()
+            {
+                break;
+            }
         }
         worker(0);
     });
