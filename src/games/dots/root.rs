@@ -59,6 +59,8 @@ pub fn solve(
     let mut level = remaining & 1;
     let mut candidates: Vec<usize> = (0..classes.len()).collect();
     let mut reached_below: Option<Vec<usize>> = None;
+    // The level every class missed, once a round came down from it.
+    let mut missed_above: Option<i32> = None;
     loop {
         let answers = round(
             geo,
@@ -82,10 +84,11 @@ pub fn solve(
             if let Some(best) = reached_below {
                 return Some(solution(&classes, level - 2, &best, &nodes));
             }
+            missed_above = Some(level);
             level -= 2;
             continue;
         }
-        if level + 2 > remaining {
+        if level + 2 > remaining || missed_above == Some(level + 2) {
             return Some(solution(&classes, level, &reached, &nodes));
         }
         // Classes that missed this level are out; those not tested (a

@@ -87,8 +87,8 @@ impl Bounds {
     }
 }
 
-/// One slot: the key is stored xor-ed with the data, so a slot torn by two
-/// threads writing at once fails the check and reads as empty.
+/// One slot: the key is stored xor-ed with the scrambled data, so a slot
+/// torn by two threads writing at once fails the check and reads as empty.
 #[derive(Default)]
 struct Slot {
     check: AtomicU64,
@@ -170,7 +170,7 @@ impl Table {
         let slot = self.slot(index);
         let data = slot.data.load(Ordering::Relaxed);
         let check = slot.check.load(Ordering::Relaxed);
-        (check ^ data == key).then(|| Bounds::unpack(data))
+        (check ^ scramble(data) == key).then(|| Bounds::unpack(data))
     }
 
     fn probe(&self, key: u64) -> Option<Bounds> {
@@ -192,7 +192,7 @@ impl Table {
         };
         let data = bounds.pack();
         let slot = self.slot(index);
-        slot.check.store(key ^ data, Ordering::Relaxed);
+        slot.check.store(key ^ scramble(data), Ordering::Relaxed);
         slot.data.store(data, Ordering::Relaxed);
     }
 }
@@ -739,6 +739,14 @@ fn advise_huge_pages(buckets: &mut Vec<Bucket>) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = buckets;
+}
+
+/// Spreads `data` over all 64 bits for the slot check: keys are line sets,
+/// so with a plain `key ^ data` a slot torn between two writes could pass
+/// as another real position (the key changed in the data's bits only).
+#[inline]
+fn scramble(data: u64) -> u64 {
+    data.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ data >> 29
 }
 
 /// Removes `line` (if given) from the first `count` of `moves`, keeping
