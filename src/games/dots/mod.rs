@@ -394,7 +394,9 @@ impl Game for Dots {
         u8::try_from(code).ok().map(DotsMove)
     }
 
-    /// The lines up to the board's symmetries, with the scores and the side.
+    /// The lines up to the board's symmetries and with a corner box's two
+    /// border lines counted as one (equivalent positions, see
+    /// `Geometry::corners_first`), with the scores and the side.
     fn canonical_key(&self) -> u64 {
         let lines = self.geo.canonical(self.lines);
         let rest = score_key(Player::X, self.score[0])
