@@ -455,6 +455,24 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// Number of inputs of this game's learned evaluation ([`crate::network`]),
+    /// `None` when the game has none.
+    fn network_inputs() -> Option<usize> {
+        None
+    }
+
+    /// Pushes onto `active` the indices (below [`Game::network_inputs`]) of
+    /// the network inputs that are on in this position, seen from the side
+    /// to move. Nothing for games without a network.
+    fn active_inputs(&self, active: &mut Vec<u16>) {
+        let _ = active;
+    }
+
+    /// The network file shipped for this game (embedded in the binary).
+    fn embedded_network() -> Option<&'static [u8]> {
+        None
+    }
+
     /// A text diagram for the `d` command.
     fn diagram(&self) -> String {
         self.fen()

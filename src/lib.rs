@@ -2,13 +2,14 @@
 //! protocol (UGI, plus UAI for Ataxx tools).
 //!
 //! Read top-down: [`game`] is the game API, [`games`] holds the games,
-//! [`search`] the generic searches, [`protocol`] the UGI/UAI loop and
+//! [`search`] the generic searches, [`network`] the learned evaluation, [`protocol`] the UGI/UAI loop and
 //! [`tools`] perft, bench and friends. [`harness`] is the random-play
 //! checker that every game's tests run.
 
 pub mod game;
 pub mod games;
 pub mod harness;
+pub mod network;
 pub mod protocol;
 pub mod search;
 pub mod tools;

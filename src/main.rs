@@ -72,7 +72,7 @@ enum Command {
     /// Prints, like cutechess-cli, `Score of P1 vs P2: W - L - D  [score] N`
     /// and `Elo difference: E +/- M, LOS: L %, DrawRatio: D %`, plus the
     /// SPRT state with --sprt. Players: `agon[:key=value,…]` (keys
-    /// search=auto|alphabeta|mcts, depth, nodes, threads, hash,
+    /// search=auto|alphabeta|mcts, depth, nodes, threads, hash, eval=auto|classic, evalfile,
     /// playout=auto|random|policy, exploration (centi-units), parallel=tree|root,
     /// player=engine|baseline|random, name), `ugi:<command line>` or
     /// `uai:<command line>`.
@@ -91,6 +91,61 @@ enum Command {
     /// move is within ±--window are kept, one of each set equal up to the
     /// board's symmetries. Seeded: the same arguments give the same file.
     Openings(OpeningsArgs),
+    /// Self-play training data for the learned evaluation (`agon train`).
+    ///
+    /// Plays alpha-beta against itself at a soft node limit from balanced
+    /// random openings and appends one record per quiet position (position,
+    /// search score, final result) to --out; the format is in
+    /// `src/tools/datagen/record.rs`. Seeded: the same arguments give the
+    /// same records, whatever --threads.
+    Datagen(DatagenArgs),
+}
+
+/// Arguments of `agon datagen`.
+#[derive(Args, Clone, Debug)]
+struct DatagenArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Soft node limit of every search.
+    #[arg(long, default_value_t = 5_000)]
+    nodes: u64,
+    /// Games to play.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Seed of the openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Fewest random turns of an opening.
+    #[arg(long, default_value_t = 4)]
+    min_plies: u32,
+    /// Most random turns of an opening.
+    #[arg(long, default_value_t = 8)]
+    max_plies: u32,
+    /// Largest absolute opening score kept (100 ≈ one piece).
+    #[arg(long, default_value_t = 300)]
+    window: i32,
+    /// Score beyond which a game is given to the side ahead…
+    #[arg(long, default_value_t = 2_000)]
+    adjudicate_score: i32,
+    /// …after this many plies in a row.
+    #[arg(long, default_value_t = 6)]
+    adjudicate_plies: u32,
+    /// Plies after which the game's count decides.
+    #[arg(long, default_value_t = 400)]
+    max_game_plies: u32,
+    /// Evaluation of the self-play searches: auto (the game's network, if
+    /// any) or classic.
+    #[arg(long, default_value = "auto")]
+    eval: String,
+    /// A network file to evaluate with instead of the embedded one.
+    #[arg(long)]
+    eval_file: Option<PathBuf>,
+    /// File the records are appended to.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 /// Arguments of `agon openings`.
@@ -317,6 +372,9 @@ fn main() -> ExitCode {
         Some(Command::Match(args)) => run_match(&args),
         Some(Command::Analyse(args)) => run_analyse(&args),
         Some(Command::Openings(args)) => run_openings(&args),
+        Some(Command::Datagen(args)) => {
+            visit_game(&args.position.game.clone(), args).and_then(|r| r)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -605,4 +663,35 @@ impl GameVisitor for OpeningsCommand {
 fn run_openings(args: &OpeningsArgs) -> Result<(), String> {
     let command = OpeningsCommand { args: args.clone() };
     visit_game(&args.position.game, command)?
+}
+
+impl GameVisitor for DatagenArgs {
+    type Output = Result<(), String>;
+    fn visit<G: Game>(self) -> Result<(), String> {
+        let start: G =
+            tools::position_from(self.position.fen.as_deref(), &self.position.options())?;
+        let network = tools::datagen::chosen_network::<G>(&self.eval, self.eval_file.as_deref())?;
+        let threads = match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let config = tools::datagen::DatagenConfig {
+            soft_nodes: self.nodes.max(1),
+            games: self.games,
+            threads,
+            seed: self.seed,
+            min_random_plies: self.min_plies,
+            max_random_plies: self.max_plies,
+            opening_window: self.window,
+            adjudicate_score: self.adjudicate_score,
+            adjudicate_plies: self.adjudicate_plies.max(1),
+            max_plies: self.max_game_plies,
+            hash_mb: 16,
+            network,
+        };
+        let summary =
+            tools::datagen::run(&start, &config, &self.out, std::io::stderr().is_terminal())?;
+        println!("{summary}");
+        Ok(())
+    }
 }

@@ -708,3 +708,95 @@ fn dots_go_solves_only_where_the_solver_is_predicted_to_finish() {
     );
     assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")));
 }
+
+/// A small Ataxx network with seeded random weights, written to a file.
+fn random_ataxx_network(path: &std::path::Path, seed: u64, inputs: usize) {
+    use agon::network::{Network, NetworkParts};
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let hidden = 16;
+    let mut weights =
+        |n: usize| -> Vec<i16> { (0..n).map(|_| rng.random_range(-60..=60)).collect() };
+    let parts = NetworkParts {
+        game: "ataxx".into(),
+        inputs,
+        hidden,
+        scale: 400,
+        input_weights: weights(inputs * hidden),
+        hidden_bias: weights(hidden),
+        output_weights: weights(hidden),
+        output_bias: 0,
+    };
+    let network = Network::from_parts(parts).expect("consistent parts");
+    std::fs::write(path, network.to_bytes()).expect("write network");
+}
+
+/// The score of the last `info` line of a search from a cleared table.
+fn searched_score(d: &mut Driver, go: &str) -> String {
+    d.send("uginewgame");
+    let lines = d.search(go);
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .expect("an info line");
+    let at = info.find("score ").expect("a score");
+    info[at..]
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn eval_file_loads_a_network_and_a_bad_file_changes_nothing() {
+    let dir = std::env::temp_dir().join(format!("agon-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let good = dir.join("good.net");
+    random_ataxx_network(&good, 7, 2965);
+    let wrong_inputs = dir.join("wrong.net");
+    random_ataxx_network(&wrong_inputs, 7, 100);
+    let truncated = dir.join("truncated.net");
+    let bytes = std::fs::read(&good).expect("read");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).expect("write");
+    let foreign = dir.join("foreign.net");
+    std::fs::write(&foreign, b"#!/bin/sh\necho not a network\n").expect("write");
+
+    let mut d = Driver::new();
+    d.send("setoption name Search value alphabeta");
+    d.send("position startpos");
+    let go = "go depth 4";
+    assert!(d.send("setoption name Eval value classic").is_empty());
+    let classic = searched_score(&mut d, go);
+    assert!(d.send("setoption name Eval value auto").is_empty());
+    let set = format!("setoption name EvalFile value {}", good.display());
+    assert!(d.send(&set).is_empty(), "a good file is accepted");
+    let loaded = searched_score(&mut d, go);
+    assert_ne!(loaded, classic, "the loaded network evaluates");
+    for bad in [
+        &wrong_inputs,
+        &truncated,
+        &foreign,
+        &dir.join("missing.net"),
+    ] {
+        let lines = d.send(&format!("setoption name EvalFile value {}", bad.display()));
+        assert!(
+            is_error(&lines),
+            "no error for {}: {lines:?}",
+            bad.display()
+        );
+        assert_eq!(
+            searched_score(&mut d, go),
+            loaded,
+            "{} changed the network",
+            bad.display()
+        );
+    }
+    assert!(is_error(&d.send("setoption name Eval value neural")));
+    assert!(d.send("setoption name Eval value classic").is_empty());
+    assert_eq!(
+        searched_score(&mut d, go),
+        classic,
+        "Eval classic ignores the file"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

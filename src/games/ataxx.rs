@@ -160,6 +160,19 @@ fn count_jumps(us: u64, empty: u64) -> u64 {
     count_jumps_portable(us, empty)
 }
 
+/// Network inputs: every 2×2 window of the board (36 of them) in one of
+/// 3⁴ states (each square empty, the side to move's or the opponent's; a
+/// blocked square counts as empty there), then one input per blocked square.
+const WINDOW_SIDE: usize = SIZE - 1;
+/// Number of 2×2 windows.
+const WINDOWS: usize = WINDOW_SIDE * WINDOW_SIDE;
+/// States of one window.
+const WINDOW_STATES: usize = 81;
+/// First input of the blocked squares.
+const BLOCKER_INPUTS: usize = WINDOWS * WINDOW_STATES;
+/// Number of network inputs.
+const NETWORK_INPUTS: usize = BLOCKER_INPUTS + SQUARES;
+
 /// The rule set (`Rules` option).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RuleSet {
@@ -857,6 +870,28 @@ impl Game for Ataxx {
         let exposed = count(us & dilate(their_reach)) - count(them & dilate(our_reach));
         let edges = |bb: u64| squares(bb).map(|sq| EDGE_BONUS[sq]).sum::<i32>();
         100 * material - 50 * exposed + edges(us) - edges(them) + TEMPO
+    }
+
+    fn network_inputs() -> Option<usize> {
+        Some(NETWORK_INPUTS)
+    }
+
+    fn active_inputs(&self, active: &mut Vec<u16>) {
+        let us = self.pieces[self.side.index()];
+        let them = self.pieces[self.side.other().index()];
+        let digit = |sq: usize| ((us >> sq) & 1) + 2 * ((them >> sq) & 1);
+        for rank in 0..WINDOW_SIDE {
+            for file in 0..WINDOW_SIDE {
+                let low = rank * SIZE + file;
+                let state = digit(low)
+                    + 3 * digit(low + 1)
+                    + 9 * digit(low + SIZE)
+                    + 27 * digit(low + SIZE + 1);
+                let window = rank * WINDOW_SIDE + file;
+                active.push((window * WINDOW_STATES + state as usize) as u16);
+            }
+        }
+        active.extend(squares(self.blockers).map(|sq| (BLOCKER_INPUTS + sq) as u16));
     }
 
     fn parse_move(&self, text: &str) -> Result<AtaxxMove, String> {

@@ -1,8 +1,42 @@
 //! Engine-wide options (as opposed to each game's own options): memory,
 //! threads, which search to use, and time reserved for communication.
 
-use crate::game::{OptionKind, OptionSpec};
+use crate::game::{Game, OptionKind, OptionSpec};
+use crate::games::{GameVisitor, visit_game};
+use crate::network::Network;
 use crate::search::mcts::{MctsConfig, Parallel};
+use std::sync::Arc;
+
+/// The `EvalFile` value meaning "the networks built into the binary".
+pub const EMBEDDED_NETWORK: &str = "<embedded>";
+
+/// Which static evaluation alpha-beta uses (`Eval`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalChoice {
+    /// The game's network where it has one, else its classic evaluation.
+    Auto,
+    /// The game's hand-written evaluation.
+    Classic,
+}
+
+impl EvalChoice {
+    /// The option value naming this choice.
+    pub fn name(self) -> &'static str {
+        match self {
+            EvalChoice::Auto => "auto",
+            EvalChoice::Classic => "classic",
+        }
+    }
+
+    /// Reads an option value.
+    pub fn parse(value: &str) -> Result<EvalChoice, String> {
+        match value.to_ascii_lowercase().as_str() {
+            "auto" => Ok(EvalChoice::Auto),
+            "classic" => Ok(EvalChoice::Classic),
+            _ => Err(format!("Eval must be auto or classic, not '{value}'")),
+        }
+    }
+}
 
 /// Which search `go` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +128,11 @@ pub struct EngineOptions {
     pub exploration_centi: u32,
     /// How MCTS threads share the work.
     pub parallel: Parallel,
+    /// Which evaluation alpha-beta uses.
+    pub eval: EvalChoice,
+    /// Networks loaded with `EvalFile`, at most one per game, used instead
+    /// of the embedded one of their game.
+    pub eval_files: Vec<Arc<Network>>,
 }
 
 impl Default for EngineOptions {
@@ -106,6 +145,8 @@ impl Default for EngineOptions {
             playout: PlayoutChoice::Auto,
             exploration_centi: 100,
             parallel: MctsConfig::default().parallel,
+            eval: EvalChoice::Auto,
+            eval_files: Vec::new(),
         }
     }
 }
@@ -156,6 +197,16 @@ impl EngineOptions {
                 kind: OptionKind::Spin { min: 1, max: 1000 },
                 default: defaults.exploration_centi.to_string(),
             },
+            OptionSpec {
+                name: "Eval",
+                kind: OptionKind::Combo(vec!["auto", "classic"]),
+                default: defaults.eval.name().into(),
+            },
+            OptionSpec {
+                name: "EvalFile",
+                kind: OptionKind::Text,
+                default: EMBEDDED_NETWORK.into(),
+            },
         ]
     }
 
@@ -174,9 +225,58 @@ impl EngineOptions {
             "exploration" => {
                 self.exploration_centi = parse_spin("Exploration", value, 1, 1000)? as u32
             }
+            "eval" => self.eval = EvalChoice::parse(value)?,
+            "evalfile" => self.set_eval_file(value)?,
             _ => return Ok(false),
         }
         Ok(true)
+    }
+}
+
+impl EngineOptions {
+    /// `EvalFile`: loads a network file for the game it names, replacing
+    /// that game's embedded network (and any file loaded before for it);
+    /// `<embedded>` or an empty value goes back to the embedded networks.
+    /// A file that cannot be read, is not a network or does not fit its
+    /// game is refused and nothing changes.
+    fn set_eval_file(&mut self, value: &str) -> Result<(), String> {
+        if value.is_empty() || value == EMBEDDED_NETWORK || value == "<empty>" {
+            self.eval_files.clear();
+            return Ok(());
+        }
+        let bytes =
+            std::fs::read(value).map_err(|e| format!("EvalFile '{value}': cannot read it: {e}"))?;
+        let network =
+            Network::from_bytes(&bytes).map_err(|e| format!("EvalFile '{value}': {e}"))?;
+        visit_game(network.game(), FitCheck(&network))
+            .and_then(|fits| fits)
+            .map_err(|e| format!("EvalFile '{value}': {e}"))?;
+        self.eval_files.retain(|n| n.game() != network.game());
+        self.eval_files.push(Arc::new(network));
+        Ok(())
+    }
+
+    /// The network alpha-beta evaluates game `G` with: none for `Eval
+    /// classic`, else the `EvalFile` one or the embedded one, if any.
+    pub fn network_for<G: Game>(&self) -> Option<Arc<Network>> {
+        if self.eval == EvalChoice::Classic {
+            return None;
+        }
+        self.eval_files
+            .iter()
+            .find(|n| n.game() == G::NAME)
+            .cloned()
+            .or_else(crate::network::embedded::<G>)
+    }
+}
+
+/// Checks that a network fits the game it names.
+struct FitCheck<'a>(&'a Network);
+
+impl GameVisitor for FitCheck<'_> {
+    type Output = Result<(), String>;
+    fn visit<G: Game>(self) -> Result<(), String> {
+        self.0.check_fits::<G>()
     }
 }
 

@@ -181,6 +181,7 @@ impl<G: Game> Searchers<G> {
         match self {
             Searchers::AlphaBeta { search, .. } => {
                 search.set_threads(options.threads);
+                search.set_network(options.network_for::<G>());
                 Ok((search, refused))
             }
             _ => unreachable!("an alpha-beta searcher was just made"),

@@ -59,6 +59,10 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Maximum nodes (alpha-beta nodes, MCTS playouts).
     pub nodes: Option<u64>,
+    /// No new iteration starts after this many nodes (a soft limit, as
+    /// self-play data generation uses: every search ends on a whole
+    /// iteration, and the hard `nodes` limit still applies).
+    pub soft_nodes: Option<u64>,
     /// Do not start new work after this (iterative deepening's soft bound).
     pub soft_deadline: Option<Instant>,
     /// Stop at once after this, even in the middle of an iteration.
@@ -79,6 +83,7 @@ impl Limits {
         Limits {
             depth: None,
             nodes: None,
+            soft_nodes: None,
             soft_deadline: None,
             hard_deadline: None,
             adaptive: false,
@@ -123,6 +128,7 @@ impl Limits {
     pub fn may_continue(&self, nodes: u64) -> bool {
         !self.must_stop()
             && self.nodes.is_none_or(|n| nodes < n)
+            && self.soft_nodes.is_none_or(|n| nodes < n)
             && self.soft_deadline.is_none_or(|d| Instant::now() < d)
     }
 

@@ -170,6 +170,7 @@ impl GoParams {
         let mut limits = Limits {
             depth: self.depth,
             nodes: self.nodes,
+            soft_nodes: None,
             soft_deadline: None,
             hard_deadline: None,
             adaptive: false,

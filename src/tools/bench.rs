@@ -1,7 +1,8 @@
 //! `agon bench`: fixed, deterministic searches over built-in positions of
 //! every game. The total node count is a build signature (it changes only
 //! when search or evaluation behaviour changes); nodes per second measure
-//! speed.
+//! speed. Games with an embedded network are searched by alpha-beta with
+//! both evaluations (`alphabeta`: classic, `ab+net`: the network).
 
 use crate::game::{Game, GameState};
 use crate::games::{GAME_NAMES, GameVisitor, visit_game};
@@ -87,6 +88,14 @@ impl GameVisitor for BenchGame {
             lines.push(bench_line(&state, "alphabeta", BENCH_NODES, |s, l| {
                 alphabeta.search(s, l, &mut |_| {})
             }));
+            if let Some(network) = crate::network::embedded::<G>() {
+                let mut alphabeta =
+                    AlphaBeta::<G>::new(BENCH_HASH_MB).expect("the bench's small table");
+                alphabeta.set_network(Some(network));
+                lines.push(bench_line(&state, "ab+net", BENCH_NODES, |s, l| {
+                    alphabeta.search(s, l, &mut |_| {})
+                }));
+            }
             let config = MctsConfig {
                 memory_bytes: BENCH_HASH_MB << 20,
                 playout: if G::policy_playouts() {

@@ -1,8 +1,9 @@
 //! Tools built on the games and searches: perft, bench, solve, analyse,
-//! match and openings.
+//! match, openings, and the learned evaluation's datagen and train.
 
 pub mod analyse;
 pub mod bench;
+pub mod datagen;
 pub mod matches;
 pub mod openings;
 pub mod perft;

@@ -69,7 +69,7 @@ pub fn generate<G: Game>(
         if kept.len() >= config.count {
             break;
         }
-        let Some(state) = random_start(start, config, &mut rng) else {
+        let Some(state) = random_start(start, config.min_plies, config.max_plies, &mut rng) else {
             continue;
         };
         if !seen.insert(state.position.canonical_key()) {
@@ -96,14 +96,17 @@ pub fn generate<G: Game>(
     Ok(kept)
 }
 
-/// The start after random plies, or `None` when the game ended on the way.
-fn random_start<G: Game>(
+/// The start after `min_plies..=max_plies` random turns (each finished, so
+/// that the position starts a turn), or `None` when the game ended on the
+/// way.
+pub fn random_start<G: Game>(
     start: &G,
-    config: &OpeningsConfig,
+    min_plies: u32,
+    max_plies: u32,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Option<GameState<G>> {
     let mut state = GameState::new(start.clone());
-    let plies = rng.random_range(config.min_plies..=config.max_plies);
+    let plies = rng.random_range(min_plies..=max_plies);
     let mut played = 0;
     loop {
         let moves = state.legal_moves();

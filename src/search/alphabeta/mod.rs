@@ -29,10 +29,12 @@ pub mod history;
 pub mod node;
 
 use crate::game::{Game, GameState};
+use crate::network::Network;
 use crate::search::tt::TranspositionTable;
 use crate::search::tuning::{ReductionTable, SearchTuning};
 use crate::search::{INFINITY, Limits, MATE, Report, SearchResult, is_proven};
 use node::{Context, Worker};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -51,6 +53,7 @@ pub struct AlphaBeta<G: Game> {
     workers: Vec<Worker<G>>,
     tuning: SearchTuning,
     reductions: ReductionTable,
+    network: Option<Arc<Network>>,
 }
 
 impl<G: Game> AlphaBeta<G> {
@@ -63,6 +66,7 @@ impl<G: Game> AlphaBeta<G> {
             workers: vec![Worker::default()],
             reductions: ReductionTable::new(tuning.late_move_reductions.as_ref()),
             tuning,
+            network: None,
         })
     }
 
@@ -71,6 +75,17 @@ impl<G: Game> AlphaBeta<G> {
         self.reductions = ReductionTable::new(tuning.late_move_reductions.as_ref());
         self.tuning = tuning;
         self
+    }
+
+    /// Evaluates with `network` (checked to fit the game) from the next
+    /// search on, or with the game's classic evaluation for `None`.
+    pub fn set_network(&mut self, network: Option<Arc<Network>>) {
+        self.network = network;
+    }
+
+    /// The learned evaluation in use, if any.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.network.as_ref()
     }
 
     /// Number of search threads (at least one).
@@ -117,6 +132,7 @@ impl<G: Game> AlphaBeta<G> {
             finished: &finished,
             total_nodes: &total_nodes,
             main,
+            network: self.network.as_deref(),
         };
         let (main, helpers) = self.workers.split_first_mut().expect("one worker");
         std::thread::scope(|scope| {

@@ -13,6 +13,7 @@
 
 use super::history::{HISTORY_MAX, History};
 use crate::game::{Game, Outcome, Player};
+use crate::network::Network;
 use crate::search::tt::{Bound, StoreArgs, TranspositionTable};
 use crate::search::tuning::{ReductionTable, SearchTuning};
 use crate::search::{INFINITY, Limits, MATE_BOUND, is_proven, loss_in, win_in};
@@ -48,6 +49,8 @@ pub struct Context<'a> {
     pub total_nodes: &'a AtomicU64,
     /// Whether this thread owns the limits (the main thread).
     pub main: bool,
+    /// The learned evaluation, `None` for the game's classic one.
+    pub network: Option<&'a Network>,
 }
 
 impl Context<'_> {
@@ -107,6 +110,8 @@ pub struct Worker<G: Game> {
     pub root_nodes: AHashMap<G::Move, u64>,
     /// Null moves are not tried at plies below this (verification search).
     null_free_below: usize,
+    /// Scratch list of a position's network inputs.
+    inputs: Vec<u16>,
 }
 
 impl<G: Game> Default for Worker<G> {
@@ -123,6 +128,7 @@ impl<G: Game> Default for Worker<G> {
             root_best: None,
             root_nodes: AHashMap::new(),
             null_free_below: 0,
+            inputs: Vec::new(),
         }
     }
 }
@@ -169,6 +175,18 @@ impl<G: Game> Worker<G> {
     }
 
     /// Score of a finished game for the side to move at `ply`.
+    /// The static evaluation: the network's when the search has one.
+    fn evaluate(&mut self, ctx: &Context, position: &G) -> i32 {
+        match ctx.network {
+            Some(network) => {
+                self.inputs.clear();
+                position.active_inputs(&mut self.inputs);
+                network.evaluate(&self.inputs)
+            }
+            None => position.evaluate(),
+        }
+    }
+
     fn outcome_score(outcome: Outcome, position: &G, ply: usize) -> i32 {
         match outcome.sign_for(position.side_to_move()) {
             1 => win_in(ply as u32),
@@ -228,7 +246,7 @@ impl<G: Game> Worker<G> {
             return Self::outcome_score(outcome, position, ply);
         }
         if ply >= MAX_PLY {
-            return position.evaluate();
+            return self.evaluate(ctx, position);
         }
         if depth <= 0 {
             return self.quiesce(ctx, position, ply, alpha, beta, 0);
@@ -251,7 +269,7 @@ impl<G: Game> Worker<G> {
             }
         }
         let tt_move = entry.and_then(|e| e.best).and_then(G::move_from_code);
-        let eval = position.evaluate();
+        let eval = self.evaluate(ctx, position);
 
         if !root
             && !pv_node
@@ -539,7 +557,7 @@ impl<G: Game> Worker<G> {
         beta: i32,
         qply: u32,
     ) -> i32 {
-        let stand_pat = position.evaluate();
+        let stand_pat = self.evaluate(ctx, position);
         let Some(limit) = ctx.tuning.quiescence else {
             return stand_pat;
         };

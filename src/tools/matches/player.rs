@@ -142,6 +142,8 @@ impl<G: Game> Builtin<G> {
             playout: self.spec.playout,
             exploration_centi: self.spec.exploration_centi,
             parallel: self.spec.parallel,
+            eval: self.spec.eval,
+            eval_files: self.spec.eval_files.clone(),
         }
     }
 

@@ -4,14 +4,19 @@
 //!   `search=auto|alphabeta|mcts` (as the engine's `Search` option: auto
 //!   is perfect play where the game knows it, else the game's better search), `depth=N`,
 //!   `nodes=N`, `threads=N`, `hash=MB`, `playout=auto|random|policy`,
-//!   `exploration=N`, `parallel=tree|root` (MCTS, as the UGI options), `player=engine|baseline|random`,
+//!   `exploration=N`, `parallel=tree|root` (MCTS, as the UGI options),
+//!   `eval=auto|classic`, `evalfile=PATH` (as `Eval`/`EvalFile`), `player=engine|baseline|random`,
 //!   `name=TEXT` (the name printed in results).
 //! - `ugi:<command line>` / `uai:<command line>`: an external engine started
 //!   as a process and driven over UGI or UAI. The command line is split on
 //!   spaces; single or double quotes keep spaces inside one argument.
 
-use crate::protocol::options::{EngineOptions, PlayoutChoice, SearchChoice, parse_parallel};
+use crate::network::Network;
+use crate::protocol::options::{
+    EngineOptions, EvalChoice, PlayoutChoice, SearchChoice, parse_parallel,
+};
 use crate::search::mcts::Parallel;
+use std::sync::Arc;
 
 /// What kind of built-in player moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +51,10 @@ pub struct BuiltinSpec {
     pub exploration_centi: u32,
     /// How MCTS threads share the work.
     pub parallel: Parallel,
+    /// Which evaluation alpha-beta uses.
+    pub eval: EvalChoice,
+    /// Networks loaded with `evalfile=` (see `EvalFile`).
+    pub eval_files: Vec<Arc<Network>>,
 }
 
 impl Default for BuiltinSpec {
@@ -60,6 +69,8 @@ impl Default for BuiltinSpec {
             playout: PlayoutChoice::Auto,
             exploration_centi: EngineOptions::default().exploration_centi,
             parallel: EngineOptions::default().parallel,
+            eval: EvalChoice::Auto,
+            eval_files: Vec::new(),
         }
     }
 }
@@ -205,9 +216,19 @@ fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String>
         "playout" => spec.playout = PlayoutChoice::parse(value)?,
         "parallel" => spec.parallel = parse_parallel(value)?,
         "exploration" => spec.exploration_centi = number::<u32>(key, value)?.clamp(1, 1000),
+        "eval" => spec.eval = EvalChoice::parse(value)?,
+        "evalfile" => {
+            let mut options = EngineOptions {
+                eval_files: std::mem::take(&mut spec.eval_files),
+                ..EngineOptions::default()
+            };
+            let loaded = options.set("EvalFile", value).map(|_| ());
+            spec.eval_files = options.eval_files;
+            loaded?;
+        }
         _ => {
             return Err(format!(
-                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, player, name)"
+                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, eval, evalfile, player, name)"
             ));
         }
     }
