@@ -99,6 +99,56 @@ enum Command {
     /// `src/tools/datagen/record.rs`. Seeded: the same arguments give the
     /// same records, whatever --threads.
     Datagen(DatagenArgs),
+    /// Train an evaluation network from `agon datagen` files.
+    ///
+    /// Mini-batch Adam over all cores on the records of every --data file,
+    /// a validation loss per epoch, and the quantised network written to
+    /// --out (load it with `setoption name EvalFile value <file>`).
+    Train(TrainArgs),
+}
+
+/// Arguments of `agon train`.
+#[derive(Args, Clone, Debug)]
+struct TrainArgs {
+    /// Game: the one the records were made for.
+    #[arg(long, short, default_value = "ataxx")]
+    game: String,
+    /// Record files written by `agon datagen` (repeatable).
+    #[arg(long, required = true, num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// Network file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Hidden units (1 to 256).
+    #[arg(long, default_value_t = 128)]
+    hidden: usize,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 20)]
+    epochs: usize,
+    /// Samples per optimizer step.
+    #[arg(long, default_value_t = 16384)]
+    batch: usize,
+    /// Adam's learning rate in the first epoch.
+    #[arg(long, default_value_t = 0.001)]
+    lr: f32,
+    /// Last epoch's learning rate as a share of the first (cosine between).
+    #[arg(long, default_value_t = 0.1)]
+    final_lr: f32,
+    /// λ: weight of the search score in the target, 1 − λ for the result.
+    #[arg(long, default_value_t = 0.5)]
+    lambda: f32,
+    /// Evaluation units per unit of network output (the sigmoid's scale).
+    #[arg(long, default_value_t = 400.0)]
+    scale: f32,
+    /// Share of the samples held out for the validation loss.
+    #[arg(long, default_value_t = 0.05)]
+    validation: f32,
+    /// Seed of the initial weights, the split and the shuffles.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 /// Arguments of `agon datagen`.
@@ -372,6 +422,7 @@ fn main() -> ExitCode {
         Some(Command::Match(args)) => run_match(&args),
         Some(Command::Analyse(args)) => run_analyse(&args),
         Some(Command::Openings(args)) => run_openings(&args),
+        Some(Command::Train(args)) => visit_game(&args.game.clone(), args).and_then(|r| r),
         Some(Command::Datagen(args)) => {
             visit_game(&args.position.game.clone(), args).and_then(|r| r)
         }
@@ -692,6 +743,45 @@ impl GameVisitor for DatagenArgs {
         let summary =
             tools::datagen::run(&start, &config, &self.out, std::io::stderr().is_terminal())?;
         println!("{summary}");
+        Ok(())
+    }
+}
+
+impl GameVisitor for TrainArgs {
+    type Output = Result<(), String>;
+    fn visit<G: Game>(self) -> Result<(), String> {
+        let config = tools::train::TrainConfig {
+            hidden: self.hidden,
+            epochs: self.epochs,
+            batch: self.batch,
+            learning_rate: self.lr,
+            final_lr_share: self.final_lr,
+            lambda: self.lambda,
+            scale: self.scale,
+            validation_share: self.validation,
+            seed: self.seed,
+            threads: self.threads,
+        };
+        let mut records = Vec::new();
+        for path in &self.data {
+            let bytes = std::fs::read(path)
+                .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+            let mut part = tools::datagen::record::parse_records(&bytes)
+                .map_err(|e| format!("'{}': {e}", path.display()))?;
+            records.append(&mut part);
+        }
+        println!("{} records from {} file(s)", records.len(), self.data.len());
+        let samples = tools::train::samples::<G>(&records, &config)?;
+        drop(records);
+        let network = tools::train::train::<G>(&samples, &config, &mut |line| println!("{line}"))?;
+        std::fs::write(&self.out, network.to_bytes())
+            .map_err(|e| format!("cannot write '{}': {e}", self.out.display()))?;
+        println!(
+            "wrote {} ({} inputs, {} hidden)",
+            self.out.display(),
+            network.inputs(),
+            network.hidden()
+        );
         Ok(())
     }
 }

@@ -599,3 +599,100 @@ fn playout_and_baseline_take_the_biggest_gain() {
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
     assert_eq!(finished.baseline_move(&mut rng), None);
 }
+
+/// The network inputs read from the position string, the slow way: each
+/// 2×2 window's squares as base-3 digits (0 empty or blocked, 1 the side
+/// to move's, 2 the other side's), then one input per blocked square.
+fn inputs_from_text(position: &Ataxx) -> Vec<u16> {
+    let fen = position.fen();
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    let mover = fields[1].chars().next().expect("side");
+    // Rows of the string run from rank 7 down to rank 1.
+    let mut board = vec![vec!['.'; 7]; 7];
+    for (row, text) in fields[0].split('/').enumerate() {
+        let mut file = 0;
+        for c in text.chars() {
+            match c.to_digit(10) {
+                Some(n) => file += n as usize,
+                None => {
+                    board[6 - row][file] = c;
+                    file += 1;
+                }
+            }
+        }
+    }
+    let digit = |c: char| match c {
+        c if c == mover => 1,
+        'x' | 'o' => 2,
+        _ => 0,
+    };
+    let mut inputs = Vec::new();
+    for (rank, pair) in board.windows(2).enumerate() {
+        for file in 0..6 {
+            let state = digit(pair[0][file])
+                + 3 * digit(pair[0][file + 1])
+                + 9 * digit(pair[1][file])
+                + 27 * digit(pair[1][file + 1]);
+            inputs.push(((rank * 6 + file) * 81 + state) as u16);
+        }
+    }
+    for (rank, row) in board.iter().enumerate() {
+        for (file, &square) in row.iter().enumerate() {
+            if square == '-' {
+                inputs.push((2916 + rank * 7 + file) as u16);
+            }
+        }
+    }
+    inputs
+}
+
+#[test]
+fn network_inputs_are_the_windows_of_the_board() {
+    assert_eq!(Ataxx::network_inputs(), Some(2965));
+    let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(5);
+    let starts = [
+        Ataxx::start(&standard()),
+        position("x5o/1-3-1/7/2-1-2/7/1-3-1/o5x x 0 1", standard()),
+    ];
+    let mut checked = 0;
+    for start in starts {
+        for _ in 0..40 {
+            let mut game = start.clone();
+            for _ in 0..rand::RngExt::random_range(&mut rng, 0..80) {
+                let mut moves = Vec::new();
+                game.generate_moves(&mut moves);
+                if moves.is_empty() || game.outcome().is_some() {
+                    break;
+                }
+                game.play(moves[rand::RngExt::random_range(&mut rng, 0..moves.len())]);
+                let mut active = Vec::new();
+                game.active_inputs(&mut active);
+                assert_eq!(active, inputs_from_text(&game), "{}", game.fen());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} positions");
+}
+
+#[test]
+fn the_embedded_network_loads_and_judges_material() {
+    let bytes = Ataxx::embedded_network().expect("Ataxx ships a network");
+    let network = agon::network::Network::from_bytes(bytes).expect("the shipped file loads");
+    network
+        .check_fits::<Ataxx>()
+        .expect("it reads Ataxx's inputs");
+    assert!(agon::network::embedded::<Ataxx>().is_some());
+    let eval = |fen: &str| {
+        let mut active = Vec::new();
+        position(fen, standard()).active_inputs(&mut active);
+        network.evaluate(&active)
+    };
+    // Far ahead, far behind: the network must see a 20-piece lead.
+    let ahead = eval("xxxxxxx/xxxxxxx/xxxxxxx/7/7/7/o5o x 0 20");
+    let behind = eval("xxxxxxx/xxxxxxx/xxxxxxx/7/7/7/o5o o 0 20");
+    assert!(
+        ahead > 500 && behind < -500,
+        "ahead {ahead}, behind {behind}"
+    );
+}

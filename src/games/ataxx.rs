@@ -172,6 +172,32 @@ const WINDOW_STATES: usize = 81;
 const BLOCKER_INPUTS: usize = WINDOWS * WINDOW_STATES;
 /// Number of network inputs.
 const NETWORK_INPUTS: usize = BLOCKER_INPUTS + SQUARES;
+/// The network shipped for Ataxx (how it was made: `networks/README.md`).
+static ATAXX_NETWORK: &[u8] = include_bytes!("../../networks/ataxx.net");
+/// A window's state (base-3 digits: 0 empty, 1 ours, 2 theirs, lower-left
+/// square lowest) from its 4 bits of ours and, shifted by 4, of theirs.
+static WINDOW_STATE: [u16; 256] = window_states();
+
+const fn window_states() -> [u16; 256] {
+    let mut table = [0u16; 256];
+    let mut index = 0;
+    while index < 256 {
+        let (ours, theirs) = (index & 15, index >> 4);
+        let (mut state, mut power, mut bit) = (0, 1, 0);
+        while bit < 4 {
+            if ours >> bit & 1 == 1 {
+                state += power;
+            } else if theirs >> bit & 1 == 1 {
+                state += 2 * power;
+            }
+            power *= 3;
+            bit += 1;
+        }
+        table[index] = state as u16;
+        index += 1;
+    }
+    table
+}
 
 /// The rule set (`Rules` option).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -879,19 +905,21 @@ impl Game for Ataxx {
     fn active_inputs(&self, active: &mut Vec<u16>) {
         let us = self.pieces[self.side.index()];
         let them = self.pieces[self.side.other().index()];
-        let digit = |sq: usize| ((us >> sq) & 1) + 2 * ((them >> sq) & 1);
+        // Two adjacent squares of a row and the two above them, as 4 bits.
+        let quad = |bb: u64, low: usize| ((bb >> low) & 3) | (((bb >> (low + SIZE)) & 3) << 2);
         for rank in 0..WINDOW_SIDE {
             for file in 0..WINDOW_SIDE {
                 let low = rank * SIZE + file;
-                let state = digit(low)
-                    + 3 * digit(low + 1)
-                    + 9 * digit(low + SIZE)
-                    + 27 * digit(low + SIZE + 1);
+                let state = WINDOW_STATE[(quad(us, low) | (quad(them, low) << 4)) as usize];
                 let window = rank * WINDOW_SIDE + file;
-                active.push((window * WINDOW_STATES + state as usize) as u16);
+                active.push((window * WINDOW_STATES) as u16 + state);
             }
         }
         active.extend(squares(self.blockers).map(|sq| (BLOCKER_INPUTS + sq) as u16));
+    }
+
+    fn embedded_network() -> Option<&'static [u8]> {
+        Some(ATAXX_NETWORK)
     }
 
     fn parse_move(&self, text: &str) -> Result<AtaxxMove, String> {

@@ -9,6 +9,7 @@ pub mod openings;
 pub mod perft;
 pub mod positions;
 pub mod solve;
+pub mod train;
 
 use crate::game::{Game, GameOptions};
 
