@@ -334,3 +334,81 @@ fn random_garbage_never_panics() {
         }
     }
 }
+
+/// The network inputs read from the position string, the slow way: each
+/// line of three squares (rows, then columns, in board order) as base-3
+/// digits (0 empty, 1 the side to move's, 2 the other's), then both
+/// reserves one-hot.
+fn inputs_from_text(position: &Yote) -> Vec<u16> {
+    let fen = position.fen();
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    let mover = fields[1].chars().next().expect("side");
+    // Rows of the string run from rank 5 down to rank 1.
+    let mut board = vec![vec!['.'; 6]; 5];
+    for (row, text) in fields[0].split('/').enumerate() {
+        let mut file = 0;
+        for c in text.chars() {
+            match c.to_digit(10) {
+                Some(n) => file += n as usize,
+                None => {
+                    board[4 - row][file] = c;
+                    file += 1;
+                }
+            }
+        }
+    }
+    let digit = |c: char| match c {
+        c if c == mover => 1,
+        'x' | 'o' => 2,
+        _ => 0,
+    };
+    let mut inputs = Vec::new();
+    let mut line = 0;
+    for rank in 0..5 {
+        for file in 0..6 {
+            let mut push = |squares: [(usize, usize); 3]| {
+                let state: usize = squares
+                    .iter()
+                    .zip([1, 3, 9])
+                    .map(|(&(r, f), weight)| weight * digit(board[r][f]))
+                    .sum();
+                inputs.push((line * 27 + state) as u16);
+                line += 1;
+            };
+            if file + 2 < 6 {
+                push([(rank, file), (rank, file + 1), (rank, file + 2)]);
+            }
+            if rank + 2 < 5 {
+                push([(rank, file), (rank + 1, file), (rank + 2, file)]);
+            }
+        }
+    }
+    let (ours, theirs) = if mover == 'x' { (2, 3) } else { (3, 2) };
+    let reserve = |field: usize| fields[field].parse::<usize>().expect("reserve");
+    inputs.push((1026 + reserve(ours)) as u16);
+    inputs.push((1039 + reserve(theirs)) as u16);
+    inputs
+}
+
+#[test]
+fn network_inputs_are_the_lines_of_three_and_the_reserves() {
+    assert_eq!(Yote::network_inputs(), Some(1052));
+    let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(9);
+    let mut checked = 0;
+    for _ in 0..40 {
+        let mut game = Yote::start(&Default::default());
+        for _ in 0..rand::RngExt::random_range(&mut rng, 0..120) {
+            let mut moves = Vec::new();
+            game.generate_moves(&mut moves);
+            if moves.is_empty() || game.outcome().is_some() {
+                break;
+            }
+            game.play(moves[rand::RngExt::random_range(&mut rng, 0..moves.len())]);
+            let mut active = Vec::new();
+            game.active_inputs(&mut active);
+            assert_eq!(active, inputs_from_text(&game), "{}", game.fen());
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "{checked} positions");
+}

@@ -181,6 +181,41 @@ pub struct Yote {
     hash: u64,
 }
 
+/// Network inputs: every line of three squares across the board (20 in the
+/// rows, 18 in the columns: a capture is one such line, stone, enemy stone,
+/// empty square) in one of 3³ states (empty, the side to move's, the
+/// opponent's), then the side to move's reserve (one of 13 inputs), then
+/// the opponent's.
+const LINE_STATES: usize = 27;
+/// The lines of three: their first square and the step to the next.
+static LINES: [(u8, u8); 38] = lines_of_three();
+/// First reserve input of the side to move.
+const RESERVE_INPUTS: usize = LINES.len() * LINE_STATES;
+/// Number of network inputs.
+const NETWORK_INPUTS: usize = RESERVE_INPUTS + 2 * (RESERVE as usize + 1);
+
+const fn lines_of_three() -> [(u8, u8); 38] {
+    let mut lines = [(0u8, 0u8); 38];
+    let mut n = 0;
+    let mut rank = 0;
+    while rank < RANKS {
+        let mut file = 0;
+        while file < FILES {
+            if file + 2 < FILES {
+                lines[n] = ((rank * FILES + file) as u8, 1);
+                n += 1;
+            }
+            if rank + 2 < RANKS {
+                lines[n] = ((rank * FILES + file) as u8, FILES as u8);
+                n += 1;
+            }
+            file += 1;
+        }
+        rank += 1;
+    }
+    lines
+}
+
 impl Yote {
     /// Stones of `p` on the board, as a bitboard (`a1` = bit 0).
     pub fn stones(&self, p: Player) -> u32 {
@@ -629,6 +664,23 @@ impl Game for Yote {
             h ^= reserve_key(p, self.reserve[p]) ^ last_key(p, self.last[p]);
         }
         h
+    }
+
+    fn network_inputs() -> Option<usize> {
+        Some(NETWORK_INPUTS)
+    }
+
+    fn active_inputs(&self, active: &mut Vec<u16>) {
+        let us = self.stones[self.side.index()];
+        let them = self.stones[self.side.other().index()];
+        let digit = |sq: u8| ((us >> sq) & 1) + 2 * ((them >> sq) & 1);
+        for (index, &(first, step)) in LINES.iter().enumerate() {
+            let state = digit(first) + 3 * digit(first + step) + 9 * digit(first + 2 * step);
+            active.push((index * LINE_STATES) as u16 + state as u16);
+        }
+        let reserve = |p: Player| self.reserve[p.index()].min(RESERVE) as usize;
+        active.push((RESERVE_INPUTS + reserve(self.side)) as u16);
+        active.push((RESERVE_INPUTS + RESERVE as usize + 1 + reserve(self.side.other())) as u16);
     }
 
     fn evaluate(&self) -> i32 {

@@ -127,12 +127,14 @@ fn bench_line<G: Game>(
     let best = result
         .best
         .map_or("(none)".into(), |m| state.position.move_to_string(m));
+    let nps = (result.nodes as u128 * 1_000_000 / time.as_micros().max(1)) as u64;
     BenchLine {
         text: format!(
-            "{:<9} {:<9} {:>9} nodes depth {:>2} best {:<10} {}",
+            "{:<9} {:<9} {:>9} nodes {:>9} nps depth {:>2} best {:<10} {}",
             G::NAME,
             search_name,
             result.nodes,
+            nps,
             result.depth,
             best,
             state.position.fen()
