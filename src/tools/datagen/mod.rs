@@ -21,7 +21,7 @@
 
 pub mod record;
 
-use crate::game::{Game, GameState, Outcome};
+use crate::game::{Game, GameState, Outcome, Player};
 use crate::network::Network;
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::{Limits, is_proven};
@@ -304,19 +304,14 @@ fn balanced_opening<G: Game>(
 /// Counts the plies in a row that some side has been clearly ahead.
 #[derive(Default)]
 struct Adjudication {
-    leader: Option<crate::game::Player>,
+    leader: Option<Player>,
     plies: u32,
 }
 
 impl Adjudication {
     /// Takes a search's score for `mover`; the winner once the lead held
     /// long enough.
-    fn observe(
-        &mut self,
-        config: &DatagenConfig,
-        score: i32,
-        mover: crate::game::Player,
-    ) -> Option<crate::game::Player> {
+    fn observe(&mut self, config: &DatagenConfig, score: i32, mover: Player) -> Option<Player> {
         if score.abs() < config.adjudicate_score {
             self.leader = None;
             self.plies = 0;
