@@ -2,6 +2,8 @@
 //! every end condition of both rule sets, counters, and random-play
 //! invariants.
 
+mod common;
+
 use agon::game::{Game, GameOptions, GameState, Outcome, Player};
 use agon::games::ataxx::{Ataxx, AtaxxMove, AtaxxOptions, NoMoveRule, RuleSet};
 use agon::harness::random_play;
@@ -607,25 +609,8 @@ fn inputs_from_text(position: &Ataxx) -> Vec<u16> {
     let fen = position.fen();
     let fields: Vec<&str> = fen.split_whitespace().collect();
     let mover = fields[1].chars().next().expect("side");
-    // Rows of the string run from rank 7 down to rank 1.
-    let mut board = vec![vec!['.'; 7]; 7];
-    for (row, text) in fields[0].split('/').enumerate() {
-        let mut file = 0;
-        for c in text.chars() {
-            match c.to_digit(10) {
-                Some(n) => file += n as usize,
-                None => {
-                    board[6 - row][file] = c;
-                    file += 1;
-                }
-            }
-        }
-    }
-    let digit = |c: char| match c {
-        c if c == mover => 1,
-        'x' | 'o' => 2,
-        _ => 0,
-    };
+    let board = common::board_from_text(fields[0], 7, 7);
+    let digit = |c: char| common::side_digit(c, mover);
     let mut inputs = Vec::new();
     for (rank, pair) in board.windows(2).enumerate() {
         for file in 0..6 {

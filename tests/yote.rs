@@ -1,6 +1,8 @@
 //! Yoté: notation, move generation, the no-straight-back rule, captures,
 //! every end condition and random-play invariants.
 
+mod common;
+
 use agon::game::{Game, GameState, NoOptions, Outcome, Player};
 use agon::games::yote::{Yote, YoteMove};
 use agon::harness::random_play;
@@ -343,25 +345,8 @@ fn inputs_from_text(position: &Yote) -> Vec<u16> {
     let fen = position.fen();
     let fields: Vec<&str> = fen.split_whitespace().collect();
     let mover = fields[1].chars().next().expect("side");
-    // Rows of the string run from rank 5 down to rank 1.
-    let mut board = vec![vec!['.'; 6]; 5];
-    for (row, text) in fields[0].split('/').enumerate() {
-        let mut file = 0;
-        for c in text.chars() {
-            match c.to_digit(10) {
-                Some(n) => file += n as usize,
-                None => {
-                    board[4 - row][file] = c;
-                    file += 1;
-                }
-            }
-        }
-    }
-    let digit = |c: char| match c {
-        c if c == mover => 1,
-        'x' | 'o' => 2,
-        _ => 0,
-    };
+    let board = common::board_from_text(fields[0], 6, 5);
+    let digit = |c: char| common::side_digit(c, mover);
     let mut inputs = Vec::new();
     let mut line = 0;
     for rank in 0..5 {
