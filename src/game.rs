@@ -166,6 +166,34 @@ pub trait GameOptions: Clone + Default + Debug + Send + Sync + 'static {
     /// Sets one option. `name` is matched case-insensitively. On error
     /// nothing changes.
     fn set(&mut self, name: &str, value: &str) -> Result<(), String>;
+
+    /// The answer to `query secrets` in games with hidden information (each
+    /// side's secret squares as this engine knows them); `None` for the
+    /// others.
+    fn secrets(&self) -> Option<String> {
+        None
+    }
+
+    /// Per side, the option that tells an engine that side's hidden
+    /// information (CTOR with `Secrets`: `SecretX`, `SecretO`), so that a
+    /// referee can deal it; `None` when these options play none.
+    fn hidden_option_names(&self) -> Option<[&'static str; 2]> {
+        None
+    }
+
+    /// A random value for a side's hidden-information option, as a referee
+    /// deals it (five random squares).
+    fn random_hidden_value(&self, rng: &mut Xoshiro256PlusPlus) -> String {
+        let _ = rng;
+        String::new()
+    }
+
+    /// The value of `side`'s hidden-information option as set (squares an
+    /// `auto` value picked included); empty for games without.
+    fn hidden_value(&self, side: Player) -> String {
+        let _ = side;
+        String::new()
+    }
 }
 
 /// Games without options.
@@ -471,6 +499,43 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The network file shipped for this game (embedded in the binary).
     fn embedded_network() -> Option<&'static [u8]> {
         None
+    }
+
+    /// A copy of this position in which the hidden information that
+    /// `observer` does not know has been sampled, consistently with what
+    /// has been observed (CTOR's secret squares: the opponent's unused
+    /// squares drawn from the squares not ruled out). `None` when nothing
+    /// is hidden from `observer`: the searches then run as usual. What the
+    /// observer should know but does not (its own secrets, not told) is
+    /// taken as absent, so that it never plays a move it cannot justify.
+    fn sample_hidden(&self, observer: Player, rng: &mut Xoshiro256PlusPlus) -> Option<Self> {
+        let _ = (observer, rng);
+        None
+    }
+
+    /// A copy in which everything hidden from `observer` is taken as absent
+    /// (CTOR: the opponent is assumed to have no secret squares left), the
+    /// stance of an engine that ignores hidden information. `None` when
+    /// nothing is hidden from `observer`.
+    fn assume_nothing_hidden(&self, observer: Player) -> Option<Self> {
+        let _ = observer;
+        None
+    }
+
+    /// This position as `observer` may see it: what only the other side
+    /// knows is removed (a referee hands each player its own view). The
+    /// default, a copy, suits games of perfect information.
+    fn view_for(&self, observer: Player) -> Self {
+        let _ = observer;
+        self.clone()
+    }
+
+    /// Whether `mv` reveals hidden information (a CTOR substitution shows
+    /// the square was secret), so that lines searched in a sampled
+    /// position are never printed past it.
+    fn reveals_hidden(&self, mv: Self::Move) -> bool {
+        let _ = mv;
+        false
     }
 
     /// A text diagram for the `d` command.

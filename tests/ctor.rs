@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 fn opts(size: u8, team: u8) -> CtorOptions {
-    CtorOptions { size, team }
+    CtorOptions::new(size, team)
 }
 
 fn pos(fen: &str) -> Ctor {

@@ -342,7 +342,12 @@ impl Engine {
             ["reason"] => session.end_reason().unwrap_or("none").to_owned(),
             ["moves"] => session.legal_moves()?.join(" "),
             ["fen"] => session.fen(),
-            _ => return Err("usage: query gameover|p1turn|result|reason|moves|fen".into()),
+            ["secrets"] => session
+                .secrets()
+                .ok_or_else(|| format!("{} has no secret squares", session.name()))?,
+            _ => {
+                return Err("usage: query gameover|p1turn|result|reason|moves|fen|secrets".into());
+            }
         };
         let line = if answer.is_empty() {
             "response".to_owned()

@@ -106,6 +106,40 @@ impl PlayoutChoice {
     }
 }
 
+/// How the search treats what the side to move cannot see (`HiddenInfo`;
+/// CTOR's secret squares).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HiddenChoice {
+    /// Searches `Samples` samples of the hidden information consistent
+    /// with what was observed and plays the best average.
+    Sample,
+    /// Plays as if nothing were hidden (the opponent has no secret squares
+    /// left), still accepting what the opponent reveals.
+    Ignore,
+}
+
+impl HiddenChoice {
+    /// The option value naming this choice.
+    pub fn name(self) -> &'static str {
+        match self {
+            HiddenChoice::Sample => "sample",
+            HiddenChoice::Ignore => "ignore",
+        }
+    }
+
+    /// Reads an option value.
+    pub fn parse(value: &str) -> Result<HiddenChoice, String> {
+        match value.to_ascii_lowercase().as_str() {
+            "sample" => Ok(HiddenChoice::Sample),
+            "ignore" => Ok(HiddenChoice::Ignore),
+            _ => Err(format!("HiddenInfo must be sample or ignore, not '{value}'")),
+        }
+    }
+}
+
+/// Largest `Samples` value.
+pub const MAX_SAMPLES: i64 = 64;
+
 /// Largest `Hash` value, in MiB.
 pub const MAX_HASH_MB: i64 = 65_536;
 /// Largest `Threads` value.
@@ -133,6 +167,10 @@ pub struct EngineOptions {
     /// Networks loaded with `EvalFile`, at most one per game, used instead
     /// of the embedded one of their game.
     pub eval_files: Vec<Arc<Network>>,
+    /// How hidden information is searched.
+    pub hidden: HiddenChoice,
+    /// Samples of the hidden information per move (`Samples`).
+    pub samples: usize,
 }
 
 impl Default for EngineOptions {
@@ -147,6 +185,8 @@ impl Default for EngineOptions {
             parallel: MctsConfig::default().parallel,
             eval: EvalChoice::Auto,
             eval_files: Vec::new(),
+            hidden: HiddenChoice::Sample,
+            samples: 4,
         }
     }
 }
@@ -207,6 +247,19 @@ impl EngineOptions {
                 kind: OptionKind::Text,
                 default: EMBEDDED_NETWORK.into(),
             },
+            OptionSpec {
+                name: "HiddenInfo",
+                kind: OptionKind::Combo(vec!["sample", "ignore"]),
+                default: defaults.hidden.name().into(),
+            },
+            OptionSpec {
+                name: "Samples",
+                kind: OptionKind::Spin {
+                    min: 1,
+                    max: MAX_SAMPLES,
+                },
+                default: defaults.samples.to_string(),
+            },
         ]
     }
 
@@ -227,6 +280,8 @@ impl EngineOptions {
             }
             "eval" => self.eval = EvalChoice::parse(value)?,
             "evalfile" => self.set_eval_file(value)?,
+            "hiddeninfo" => self.hidden = HiddenChoice::parse(value)?,
+            "samples" => self.samples = parse_spin("Samples", value, 1, MAX_SAMPLES)? as usize,
             _ => return Ok(false),
         }
         Ok(true)

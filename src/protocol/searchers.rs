@@ -3,10 +3,11 @@
 //! one (with `Search auto`), else the chosen generic search, keeping the
 //! search memory (transposition table or MCTS tree) between moves.
 
-use super::options::{EngineOptions, PlayoutChoice, SearchChoice};
+use super::options::{EngineOptions, HiddenChoice, PlayoutChoice, SearchChoice};
 use super::session::MAX_LISTED_MOVES;
 use crate::game::{Game, GameState, PreferredSearch, Proven, SolveBudget, Solved};
 use crate::search::alphabeta::AlphaBeta;
+use crate::search::determinized;
 use crate::search::mcts::{Mcts, MctsConfig, Playout};
 use crate::search::{Limits, Report, loss_in, win_in};
 
@@ -119,6 +120,9 @@ impl<G: Game> Searchers<G> {
             last_pv.clone_from(&r.pv);
             report(r);
         };
+        if let Some(answer) = self.think_hidden(state, limits, options, &mut keep)? {
+            return Ok(answer);
+        }
         let result = match chosen_search::<G>(options) {
             PreferredSearch::AlphaBeta => {
                 self.alphabeta(options)?.0.search(state, limits, &mut keep)
@@ -135,6 +139,54 @@ impl<G: Game> Searchers<G> {
             pv: last_pv,
             solved: None,
         })
+    }
+
+    /// Thinks about a position where something is hidden from the side to
+    /// move (CTOR's secret squares), always with alpha-beta: over samples
+    /// of the hidden information (`HiddenInfo sample`), or as if nothing
+    /// were hidden (`ignore`). `None` when nothing is hidden.
+    fn think_hidden(
+        &mut self,
+        state: &GameState<G>,
+        limits: &Limits,
+        options: &EngineOptions,
+        report: &mut dyn FnMut(&Report),
+    ) -> Result<Option<Answer<G::Move>>, String> {
+        let observer = state.position.side_to_move();
+        let Some(plain) = state.position.assume_nothing_hidden(observer) else {
+            return Ok(None);
+        };
+        let search = self.alphabeta(options)?.0;
+        let (result, pv) = match options.hidden {
+            HiddenChoice::Ignore => {
+                let plain = GameState {
+                    position: plain,
+                    keys: state.keys.clone(),
+                };
+                let mut pv = Vec::new();
+                let result = search.search(&plain, limits, &mut |r: &Report| {
+                    let mut shown = r.clone();
+                    shown.pv = determinized::public_line(&plain.position, &r.pv);
+                    pv.clone_from(&shown.pv);
+                    report(&shown);
+                });
+                (result, pv)
+            }
+            HiddenChoice::Sample => {
+                match determinized::search(search, state, limits, options.samples, report) {
+                    Some(found) => (found.result, found.pv),
+                    None => return Ok(None),
+                }
+            }
+        };
+        Ok(Some(Answer {
+            best: result.best,
+            score: result.score,
+            depth: result.depth,
+            nodes: result.nodes,
+            pv,
+            solved: None,
+        }))
     }
 
     /// The alpha-beta searcher for `options`, made anew when `Hash`

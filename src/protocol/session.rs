@@ -37,6 +37,9 @@ pub trait Session: Send {
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String>;
     /// The current position string.
     fn fen(&self) -> String;
+    /// The answer to `query secrets` (the secret squares this engine
+    /// knows), `None` for games without hidden information.
+    fn secrets(&self) -> Option<String>;
     /// A text diagram of the current position.
     fn diagram(&self) -> String;
     /// The side to move.
@@ -192,6 +195,10 @@ impl<G: Game> Session for GameSession<G> {
 
     fn fen(&self) -> String {
         self.state.position.fen()
+    }
+
+    fn secrets(&self) -> Option<String> {
+        self.options.secrets()
     }
 
     fn diagram(&self) -> String {

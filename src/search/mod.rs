@@ -3,6 +3,7 @@
 //! ([`mcts`]), plus what they share: limits, scores and progress reports.
 
 pub mod alphabeta;
+pub mod determinized;
 pub mod mcts;
 pub mod time;
 pub mod tt;

@@ -68,9 +68,13 @@ impl ExternalEngine {
         Ok(())
     }
 
-    /// Starts the process if needed, then `uginewgame` and `isready`.
-    pub fn new_game(&mut self) -> Result<(), Forfeit> {
+    /// Starts the process if needed, sets this game's own `options` (its
+    /// secret squares), then `uginewgame` and `isready`.
+    pub fn new_game(&mut self, options: &[(String, String)]) -> Result<(), Forfeit> {
         self.ensure_running()?;
+        for (name, value) in options {
+            self.send(&format!("setoption name {name} value {value}"))?;
+        }
         let command = match self.spec.dialect {
             Dialect::Ugi => "uginewgame",
             Dialect::Uai => "uainewgame",

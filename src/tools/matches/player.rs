@@ -67,8 +67,10 @@ pub trait Competitor<G: Game>: Send {
     fn start(&mut self) -> Result<(), Forfeit> {
         Ok(())
     }
-    /// Prepares for a new game; `seed` makes random choices repeatable.
-    fn new_game(&mut self, seed: u64) -> Result<(), Forfeit>;
+    /// Prepares for a new game; `seed` makes random choices repeatable;
+    /// `options` are this game's own option values for this player (its
+    /// own hidden information, such as CTOR's secret squares).
+    fn new_game(&mut self, seed: u64, options: &[(String, String)]) -> Result<(), Forfeit>;
     /// Returns the move to play, as text (the referee checks it).
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit>;
 }
@@ -94,8 +96,8 @@ impl<G: Game> Competitor<G> for ExternalEngine {
         self.ensure_running()
     }
 
-    fn new_game(&mut self, _seed: u64) -> Result<(), Forfeit> {
-        ExternalEngine::new_game(self)
+    fn new_game(&mut self, _seed: u64, options: &[(String, String)]) -> Result<(), Forfeit> {
+        ExternalEngine::new_game(self, options)
     }
 
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
@@ -144,11 +146,19 @@ impl<G: Game> Builtin<G> {
             parallel: self.spec.parallel,
             eval: self.spec.eval,
             eval_files: self.spec.eval_files.clone(),
+            hidden: self.spec.hidden,
+            samples: self.spec.samples,
         }
     }
 
     fn engine_move(&mut self, request: &MoveRequest<'_, G>) -> Result<Option<G::Move>, String> {
-        let state = request.state;
+        // Only what this player may know of the referee's position.
+        let side = request.state.position.side_to_move();
+        let view = GameState {
+            position: request.state.position.view_for(side),
+            keys: request.state.keys.clone(),
+        };
+        let state = &view;
         let stop = Arc::new(AtomicBool::new(false));
         let turn = TurnShape::of(&state.position);
         let mut limits: Limits = request.go.limits(turn, BUILTIN_OVERHEAD_MS, stop);
@@ -163,7 +173,9 @@ impl<G: Game> Builtin<G> {
 }
 
 impl<G: Game> Competitor<G> for Builtin<G> {
-    fn new_game(&mut self, seed: u64) -> Result<(), Forfeit> {
+    fn new_game(&mut self, seed: u64, _options: &[(String, String)]) -> Result<(), Forfeit> {
+        // The referee's state is shown through `Game::view_for`, which
+        // already hides what this player may not know.
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         self.searchers.clear();
         Ok(())

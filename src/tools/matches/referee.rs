@@ -16,8 +16,13 @@ pub struct GameSetup<'a, G: Game> {
     pub number: usize,
     /// The start position.
     pub start: G,
-    /// The game options, for the record.
-    pub options: &'a [(String, String)],
+    /// The game options, for the record (with both sides' hidden
+    /// information, such as CTOR's secret squares, as dealt).
+    pub options: Vec<(String, String)>,
+    /// What each side's player alone is told for this game (`x`, `o`).
+    pub player_options: [Vec<(String, String)>; 2],
+    /// The match options the setup was made from.
+    pub match_options: &'a [(String, String)],
     /// Names of the players of `x` and `o`.
     pub names: [String; 2],
     /// Time control.
@@ -57,7 +62,7 @@ pub fn play_game<G: Game>(
     GameRecord {
         number: setup.number,
         game: G::NAME.to_owned(),
-        options: setup.options.to_vec(),
+        options: setup.options.clone(),
         players: setup.names.clone(),
         start: table.start,
         moves: table.moves,
@@ -83,8 +88,8 @@ fn start_both<G: Game>(
     players: &mut [&mut dyn Competitor<G>; 2],
 ) -> Result<(), (Outcome, String)> {
     let seeds = [setup.seed, setup.seed ^ 0x9E37_79B9_7F4A_7C15];
-    let x = players[0].new_game(seeds[0]);
-    let o = players[1].new_game(seeds[1]);
+    let x = players[0].new_game(seeds[0], &setup.player_options[0]);
+    let o = players[1].new_game(seeds[1], &setup.player_options[1]);
     match (x, o) {
         (Ok(()), Ok(())) => Ok(()),
         (Err(why), Ok(())) => Err(forfeit(Player::X, &why)),

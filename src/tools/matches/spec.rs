@@ -5,7 +5,11 @@
 //!   is perfect play where the game knows it, else the game's better search), `depth=N`,
 //!   `nodes=N`, `threads=N`, `hash=MB`, `playout=auto|random|policy`,
 //!   `exploration=N`, `parallel=tree|root` (MCTS, as the UGI options),
-//!   `eval=auto|classic`, `evalfile=PATH` (as `Eval`/`EvalFile`), `player=engine|baseline|random`,
+//!   `eval=auto|classic`, `evalfile=PATH` (as `Eval`/`EvalFile`),
+//!   `hidden=sample|ignore`, `samples=N` (as `HiddenInfo`/`Samples`),
+//!   `secrets=auto|random` (CTOR with `Secrets`: the player picks its own
+//!   secret squares, or the referee deals random ones, the default),
+//!   `player=engine|baseline|random`,
 //!   `name=TEXT` (the name printed in results).
 //! - `ugi:<command line>` / `uai:<command line>`: an external engine started
 //!   as a process and driven over UGI or UAI. The command line is split on
@@ -13,7 +17,8 @@
 
 use crate::network::Network;
 use crate::protocol::options::{
-    EngineOptions, EvalChoice, PlayoutChoice, SearchChoice, parse_parallel,
+    EngineOptions, EvalChoice, HiddenChoice, MAX_SAMPLES, PlayoutChoice, SearchChoice,
+    parse_parallel,
 };
 use crate::search::mcts::Parallel;
 use std::sync::Arc;
@@ -55,6 +60,13 @@ pub struct BuiltinSpec {
     pub eval: EvalChoice,
     /// Networks loaded with `evalfile=` (see `EvalFile`).
     pub eval_files: Vec<Arc<Network>>,
+    /// How hidden information is searched (`hidden=`, as `HiddenInfo`).
+    pub hidden: HiddenChoice,
+    /// Samples of hidden information per move (`samples=`).
+    pub samples: usize,
+    /// Whether this player picks its own secret squares (`secrets=auto`)
+    /// rather than being dealt random ones (`secrets=random`).
+    pub choose_secrets: bool,
 }
 
 impl Default for BuiltinSpec {
@@ -71,6 +83,9 @@ impl Default for BuiltinSpec {
             parallel: EngineOptions::default().parallel,
             eval: EvalChoice::Auto,
             eval_files: Vec::new(),
+            hidden: EngineOptions::default().hidden,
+            samples: EngineOptions::default().samples,
+            choose_secrets: false,
         }
     }
 }
@@ -217,6 +232,15 @@ fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String>
         "parallel" => spec.parallel = parse_parallel(value)?,
         "exploration" => spec.exploration_centi = number::<u32>(key, value)?.clamp(1, 1000),
         "eval" => spec.eval = EvalChoice::parse(value)?,
+        "hidden" => spec.hidden = HiddenChoice::parse(value)?,
+        "samples" => spec.samples = number::<usize>(key, value)?.clamp(1, MAX_SAMPLES as usize),
+        "secrets" => {
+            spec.choose_secrets = match value {
+                "auto" => true,
+                "random" => false,
+                _ => return Err(format!("secrets must be auto or random, not '{value}'")),
+            }
+        }
         "evalfile" => {
             let mut options = EngineOptions {
                 eval_files: std::mem::take(&mut spec.eval_files),
@@ -228,7 +252,7 @@ fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String>
         }
         _ => {
             return Err(format!(
-                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, eval, evalfile, player, name)"
+                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, eval, evalfile, hidden, samples, secrets, player, name)"
             ));
         }
     }

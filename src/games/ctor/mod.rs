@@ -11,6 +11,8 @@
 //! at the top), so a single type serves both and every neighbour count is a
 //! handful of wrapping shifts and a bit-sliced adder.
 
+pub mod secrets;
+
 use super::board_text;
 use crate::game::{
     Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_counter, split_fields,
@@ -18,23 +20,59 @@ use crate::game::{
 };
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use secrets::{SECRET_COUNT, SecretChoice, SecretState};
 
 /// Largest board side.
 pub const MAX_SIZE: usize = 10;
 const MAX_SQUARES: usize = MAX_SIZE * MAX_SIZE;
 
-/// CTOR's options: board size and team size.
+/// CTOR's options: board size, team size and the secret squares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CtorOptions {
     /// Board side, 8 or 10 (`Size`).
     pub size: u8,
     /// Players per team, 1 to 3 (`Team`); decides the per-turn budgets.
     pub team: u8,
+    /// Whether the game is played with secret squares (`Secrets`).
+    pub secrets: bool,
+    /// Each side's secret squares as far as this engine knows them
+    /// (`SecretX`, `SecretO`).
+    pub secret: [SecretChoice; 2],
 }
 
 impl Default for CtorOptions {
     fn default() -> Self {
-        CtorOptions { size: 8, team: 1 }
+        CtorOptions {
+            size: 8,
+            team: 1,
+            secrets: false,
+            secret: [SecretChoice::Unknown; 2],
+        }
+    }
+}
+
+impl CtorOptions {
+    /// Options for a board side and team size, without secret squares.
+    pub fn new(size: u8, team: u8) -> CtorOptions {
+        CtorOptions {
+            size,
+            team,
+            ..CtorOptions::default()
+        }
+    }
+
+    /// Squares on the board these options make.
+    fn squares(&self) -> u32 {
+        u32::from(self.size) * u32::from(self.size)
+    }
+
+    fn set_size(&mut self, size: u8) -> Result<(), String> {
+        let squares = u32::from(size) * u32::from(size);
+        let x = self.secret[0].resized("SecretX", squares)?;
+        let o = self.secret[1].resized("SecretO", squares)?;
+        self.size = size;
+        self.secret = [x, o];
+        Ok(())
     }
 }
 
@@ -51,16 +89,54 @@ impl GameOptions for CtorOptions {
                 kind: OptionKind::Spin { min: 1, max: 3 },
                 default: "1".into(),
             },
+            OptionSpec {
+                name: "Secrets",
+                kind: OptionKind::Check,
+                default: "false".into(),
+            },
+            OptionSpec {
+                name: "SecretX",
+                kind: OptionKind::Text,
+                default: "-".into(),
+            },
+            OptionSpec {
+                name: "SecretO",
+                kind: OptionKind::Text,
+                default: "-".into(),
+            },
         ]
+    }
+
+    fn hidden_option_names(&self) -> Option<[&'static str; 2]> {
+        self.secrets.then_some(["SecretX", "SecretO"])
+    }
+
+    fn random_hidden_value(&self, rng: &mut Xoshiro256PlusPlus) -> String {
+        secrets::square_list(secrets::random_squares(self.squares(), rng))
+    }
+
+    fn hidden_value(&self, side: Player) -> String {
+        self.secret[side.index()].text()
+    }
+
+    fn secrets(&self) -> Option<String> {
+        Some(format!(
+            "x {} o {}",
+            self.secret[0].text(),
+            self.secret[1].text()
+        ))
     }
 
     fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         match name.to_ascii_lowercase().as_str() {
             "size" => match value {
-                "8" => self.size = 8,
-                "10" => self.size = 10,
+                "8" => self.set_size(8)?,
+                "10" => self.set_size(10)?,
                 _ => return Err(format!("ctor Size is 8 or 10, not '{value}'")),
             },
+            "secrets" => self.secrets = crate::game::parse_check("Secrets", value)?,
+            "secretx" => self.secret[0] = SecretChoice::parse("SecretX", value, self.squares())?,
+            "secreto" => self.secret[1] = SecretChoice::parse("SecretO", value, self.squares())?,
             "team" => match value {
                 "1" | "2" | "3" => self.team = value.as_bytes()[0] - b'0',
                 _ => return Err(format!("ctor Team is 1, 2 or 3, not '{value}'")),
@@ -85,6 +161,9 @@ pub enum CtorMove {
     Replace(u8),
     /// Finish the turn.
     End,
+    /// The side's secret square, chosen by the opponent in the turn just
+    /// ended, becomes its own (`s<sq>`; option `Secrets`).
+    Substitute(u8),
 }
 
 /// Per-turn budgets: placements, movements, landings.
@@ -266,6 +345,8 @@ pub struct Ctor {
     empty: u8,
     /// Zobrist hash of the chips and the side to move (the repetition key).
     board_hash: u64,
+    /// The secret squares (option `Secrets`).
+    secrets: SecretState,
 }
 
 impl Ctor {
@@ -477,6 +558,81 @@ impl Ctor {
         ))
     }
 
+    /// The secret-square state of a new or read position: each side's
+    /// squares from `options` where given (they must include the used
+    /// ones), `masks` = used by x, used by o, chosen, pending.
+    fn secrets_from(
+        options: &CtorOptions,
+        masks: [u128; 4],
+        squares: u32,
+    ) -> Result<SecretState, String> {
+        let [used_x, used_o, chosen, pending] = masks;
+        let mut state = SecretState {
+            on: true,
+            used: [used_x, used_o],
+            chosen,
+            pending,
+            ..SecretState::default()
+        };
+        for (side, name) in [(0, "SecretX"), (1, "SecretO")] {
+            let Some(mask) = options.secret[side].mask() else {
+                continue;
+            };
+            if mask >> squares != 0 {
+                return Err(format!("{name} has a square beyond {squares}"));
+            }
+            if state.used[side] & !mask != 0 {
+                return Err(format!(
+                    "the position's used secret squares are not all among {name}"
+                ));
+            }
+            state.known[side] = true;
+            state.unused[side] = mask & !state.used[side];
+        }
+        Ok(state)
+    }
+
+    /// Updates the secret squares for `mv`, before it changes the board.
+    fn note_secrets(&mut self, mv: CtorMove) {
+        let me = self.side.index();
+        match mv {
+            CtorMove::Substitute(sq) => self.secrets.substitute(me, sq),
+            CtorMove::Place(to) | CtorMove::Move(_, to) | CtorMove::Land(_, _, to) => {
+                self.secrets.operate(me, Some(to))
+            }
+            CtorMove::Replace(sq) => self.secrets.operate(me, Some(sq)),
+            CtorMove::End => self.secrets.operate(me, None),
+        }
+    }
+
+    /// Whether some secret squares are unknown to `observer`: `None` when
+    /// nothing is, else the opponent's side index when its squares are
+    /// unknown and not all used (`Some(None)`: only the observer's own are
+    /// unknown).
+    fn hidden_from(&self, observer: Player) -> Option<Option<usize>> {
+        let state = &self.secrets;
+        if !state.on {
+            return None;
+        }
+        let unknown = |side: usize| !state.known[side] && state.has_unused(side);
+        let other = observer.other().index();
+        match (unknown(observer.index()), unknown(other)) {
+            (_, true) => Some(Some(other)),
+            (true, false) => Some(None),
+            (false, false) => None,
+        }
+    }
+
+    /// Whether this game is played with secret squares.
+    pub fn has_secrets(&self) -> bool {
+        self.secrets.on
+    }
+
+    /// The public and known secret-square state.
+    pub fn secret_state(&self) -> &SecretState {
+        &self.secrets
+    }
+
     /// The baseline's best building operation and its gain in chip
     /// difference, ties broken at random.
     fn best_building_move(&self, rng: &mut Xoshiro256PlusPlus) -> Option<(CtorMove, i32)> {
@@ -516,7 +672,8 @@ impl Game for Ctor {
         u32::from(b.place) + u32::from(b.moves) + u32::from(b.land) + 1
     }
 
-    /// A tag (0 place, 1 move, 2 land, 3 replace, 4 end) above three
+    /// A tag (0 place, 1 move, 2 land, 3 replace, 4 end, 5 substitute)
+    /// above three
     /// square bytes.
     fn move_code(mv: CtorMove) -> Option<u32> {
         let pack = |tag: u8, a: u8, b: u8, c: u8| Some(u32::from_be_bytes([tag, a, b, c]));
@@ -526,6 +683,7 @@ impl Game for Ctor {
             CtorMove::Land(a, b, to) => pack(2, a, b, to),
             CtorMove::Replace(sq) => pack(3, sq, 0, 0),
             CtorMove::End => pack(4, 0, 0, 0),
+            CtorMove::Substitute(sq) => pack(5, sq, 0, 0),
         }
     }
 
@@ -541,6 +699,7 @@ impl Game for Ctor {
             (2, a, b, to) => Some(CtorMove::Land(a, b, to)),
             (3, sq, 0, 0) => Some(CtorMove::Replace(sq)),
             (4, 0, 0, 0) => Some(CtorMove::End),
+            (5, sq, 0, 0) => Some(CtorMove::Substitute(sq)),
             _ => None,
         }
     }
@@ -563,16 +722,23 @@ impl Game for Ctor {
             replaced: 0,
             empty: 0,
             board_hash: 0,
+            secrets: SecretState::default(),
         };
+        if options.secrets {
+            c.secrets = Ctor::secrets_from(options, [0; 4], c.squares_count())
+                .expect("nothing used yet");
+        }
         c.board_hash = c.board_hash_from_scratch();
         c
     }
 
     fn from_fen(fen: &str, options: &CtorOptions) -> Result<Ctor, String> {
+        // A sixth field (the secret squares) makes it a game with secrets.
+        let with_secrets = fen.split_whitespace().count() == 6;
         let fields = split_fields(
             fen,
-            5,
-            "<rows> <side> <turn> <placed>/<moved>/<landed>/<replaced> <empty>",
+            if with_secrets { 6 } else { 5 },
+            "<rows> <side> <turn> <placed>/<moved>/<landed>/<replaced> <empty> [<secrets>]",
         )?;
         let (n, chips) = Ctor::parse_board(fields[0])?;
         let side = Player::parse(fields[1])?;
@@ -608,13 +774,22 @@ impl Game for Ctor {
             replaced,
             empty,
             board_hash: 0,
+            secrets: SecretState::default(),
         };
+        if with_secrets || options.secrets {
+            let squares = c.squares_count();
+            let masks = match fields.get(5) {
+                Some(field) => SecretState::parse_field(field, squares)?,
+                None => [0; 4],
+            };
+            c.secrets = Ctor::secrets_from(options, masks, squares)?;
+        }
         c.board_hash = c.board_hash_from_scratch();
         Ok(c)
     }
 
     fn fen(&self) -> String {
-        format!(
+        let mut fen = format!(
             "{} {} {} {}/{}/{}/{} {}",
             self.board_string(),
             self.side.to_char(),
@@ -624,7 +799,12 @@ impl Game for Ctor {
             self.landed,
             self.replaced,
             self.empty
-        )
+        );
+        if self.secrets.on {
+            fen.push(' ');
+            fen.push_str(&self.secrets.field());
+        }
+        fen
     }
 
     fn side_to_move(&self) -> Player {
@@ -636,6 +816,13 @@ impl Game for Ctor {
         if self.outcome().is_some() {
             return;
         }
+        let me = self.side.index();
+        if let Some(sq) = self.secrets.due(me) {
+            // A due substitution is the only legal move.
+            moves.push(CtorMove::Substitute(sq));
+            return;
+        }
+        moves.extend(squares(self.secrets.possible(me)).map(CtorMove::Substitute));
         // Order for searches: replacements (pure gain), placements, end
         // (often right once the placements are made), movements, and the
         // huge landing list last.
@@ -648,6 +835,9 @@ impl Game for Ctor {
 
     fn play(&mut self, mv: CtorMove) {
         let me = self.side.index();
+        if self.secrets.on {
+            self.note_secrets(mv);
+        }
         match mv {
             CtorMove::Place(sq) => {
                 self.toggle(me, sq);
@@ -669,6 +859,14 @@ impl Game for Ctor {
                 self.toggle(me, sq);
                 self.replaced += 1;
             }
+            CtorMove::Substitute(sq) => {
+                // The opponent's chip there changes colour; if it has moved
+                // on, a chip of ours is put on the empty square.
+                if self.chips[1 - me] & (1u128 << sq) != 0 {
+                    self.toggle(1 - me, sq);
+                }
+                self.toggle(me, sq);
+            }
             CtorMove::End => {
                 self.empty = if self.turn_is_fresh() {
                     self.empty.saturating_add(1).min(2)
@@ -682,6 +880,7 @@ impl Game for Ctor {
                 self.turn += 1;
                 self.side = self.side.other();
                 self.board_hash ^= KEYS[KEY_SIDE];
+                self.secrets.pass_turn();
             }
         }
     }
@@ -705,11 +904,11 @@ impl Game for Ctor {
     }
 
     fn hash(&self) -> u64 {
-        self.board_hash ^ self.turn_state_key()
+        self.board_hash ^ self.turn_state_key() ^ self.secrets.key()
     }
 
     fn hash_from_scratch(&self) -> u64 {
-        self.board_hash_from_scratch() ^ self.turn_state_key()
+        self.board_hash_from_scratch() ^ self.turn_state_key() ^ self.secrets.key()
     }
 
     fn evaluate(&self) -> i32 {
@@ -748,6 +947,14 @@ impl Game for Ctor {
         if let Some(sq) = text.strip_prefix('x') {
             return Ok(CtorMove::Replace(self.parse_square(sq)?));
         }
+        if let Some(sq) = text.strip_prefix('s') {
+            if !self.secrets.on {
+                return Err(format!(
+                    "substitution '{text}' needs secret squares (option Secrets)"
+                ));
+            }
+            return Ok(CtorMove::Substitute(self.parse_square(sq)?));
+        }
         if let Some((pair, to)) = text.split_once('@') {
             let (a, b) = pair
                 .split_once('+')
@@ -780,6 +987,7 @@ impl Game for Ctor {
             CtorMove::Move(a, b) => format!("{}-{}", a + 1, b + 1),
             CtorMove::Land(a, b, to) => format!("{}+{}@{}", a + 1, b + 1, to + 1),
             CtorMove::Replace(sq) => format!("x{}", sq + 1),
+            CtorMove::Substitute(sq) => format!("s{}", sq + 1),
             CtorMove::End => "end".into(),
         }
     }
@@ -792,7 +1000,15 @@ impl Game for Ctor {
         let empties = self.empties();
         let on = |b: u128, sq: u8| (sq as u32) < self.squares_count() && b & (1u128 << sq) != 0;
         let budget = self.budget();
+        let me = self.side.index();
+        if let CtorMove::Substitute(sq) = mv {
+            return (sq as u32) < self.squares_count() && self.secrets.may_substitute(me, sq);
+        }
+        if self.secrets.due(me).is_some() {
+            return false;
+        }
         match mv {
+            CtorMove::Substitute(_) => unreachable!("answered above"),
             CtorMove::End => true,
             CtorMove::Place(sq) => self.placed < budget.place && on(empties, sq),
             CtorMove::Move(from, to) => {
@@ -812,10 +1028,16 @@ impl Game for Ctor {
         if self.outcome().is_some() {
             return 0;
         }
+        let me = self.side.index();
+        if self.secrets.due(me).is_some() {
+            return 1;
+        }
         let budget = self.budget();
         let empties = self.empties().count_ones() as u64;
-        let own = self.chips[self.side.index()].count_ones() as u64;
-        let mut count = 1 + self.replaceable(self.side).count_ones() as u64;
+        let own = self.chips[me].count_ones() as u64;
+        let mut count = 1
+            + self.replaceable(self.side).count_ones() as u64
+            + self.secrets.possible(me).count_ones() as u64;
         if self.placed < budget.place {
             count += empties;
         }
@@ -868,6 +1090,9 @@ impl Game for Ctor {
         if self.outcome().is_some() {
             return None;
         }
+        if let Some(sq) = self.secrets.due(self.side.index()) {
+            return Some(CtorMove::Substitute(sq));
+        }
         // Replacements first: each is worth two chips and may enable more.
         let replace = self.replaceable(self.side);
         if replace != 0 {
@@ -880,6 +1105,52 @@ impl Game for Ctor {
             Some((mv, gain)) if gain > 0 => Some(mv),
             _ => Some(CtorMove::End),
         }
+    }
+
+    fn sample_hidden(&self, observer: Player, rng: &mut Xoshiro256PlusPlus) -> Option<Ctor> {
+        let hidden = self.hidden_from(observer)?;
+        let mut sample = self.clone();
+        let state = &mut sample.secrets;
+        let me = observer.index();
+        if !state.known[me] {
+            state.known[me] = true;
+            state.unused[me] = 0;
+        }
+        if let Some(side) = hidden {
+            // Any square not used and not ruled out by observation.
+            let full = self.geometry().full;
+            let candidates = full & !state.used[side] & !state.cleared[side];
+            let left = SECRET_COUNT - state.used_count(side);
+            state.known[side] = true;
+            state.unused[side] = secrets::sample_squares(candidates, left, rng);
+        }
+        Some(sample)
+    }
+
+    fn assume_nothing_hidden(&self, observer: Player) -> Option<Ctor> {
+        self.hidden_from(observer)?;
+        let mut copy = self.clone();
+        for side in 0..2 {
+            if !copy.secrets.known[side] {
+                copy.secrets.known[side] = true;
+                copy.secrets.unused[side] = 0;
+            }
+        }
+        Some(copy)
+    }
+
+    fn view_for(&self, observer: Player) -> Ctor {
+        let mut view = self.clone();
+        let other = observer.other().index();
+        if view.secrets.on {
+            view.secrets.known[other] = false;
+            view.secrets.unused[other] = 0;
+        }
+        view
+    }
+
+    fn reveals_hidden(&self, mv: CtorMove) -> bool {
+        matches!(mv, CtorMove::Substitute(_))
     }
 
     fn diagram(&self) -> String {
@@ -915,6 +1186,16 @@ impl Game for Ctor {
             self.chip_count(Player::O),
             self.team,
         ));
+        if self.secrets.on {
+            // Only what is public: never the unused squares.
+            out.push_str(&format!(
+                "secret squares used: x {} o {}; chosen this turn {}; open for substitution {}\n",
+                secrets::square_list(self.secrets.used[0]),
+                secrets::square_list(self.secrets.used[1]),
+                secrets::square_list(self.secrets.chosen),
+                secrets::square_list(self.secrets.pending),
+            ));
+        }
         out
     }
 }

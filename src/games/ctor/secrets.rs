@@ -1,0 +1,319 @@
+//! CTOR's secret squares (RULES.md §6, option `Secrets`): each side's five
+//! hidden squares, what is public about them (used squares, squares chosen
+//! this turn and those still open for substitution), the option values that
+//! tell an engine its own squares, and the engine's own choice of squares.
+//!
+//! Position-string field (a sixth field, present exactly when secrets are
+//! played): `<used by x>/<used by o>/<chosen>/<pending>`, each a
+//! comma-separated list of squares in increasing order or `-`:
+//! - *used*: the side's secret squares already used up (public once used);
+//! - *chosen*: squares the side to move has put a chip on in this turn (any
+//!   of them may be a secret square of the other side);
+//! - *pending*: squares the other side chose in the turn just ended that the
+//!   side to move may still substitute (`s<sq>`, in increasing order, before
+//!   any other operation of its turn).
+//!
+//! The unused squares themselves are never written: they come from the
+//! options `SecretX`/`SecretO`, which each engine gets for its own side only.
+
+use rand::RngExt;
+
+/// How many secret squares each side has.
+pub const SECRET_COUNT: u32 = 5;
+
+/// The secret-square state of a position. All empty when secrets are off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SecretState {
+    /// Whether this game is played with secret squares.
+    pub on: bool,
+    /// Whether each side's squares are known to this position (then its due
+    /// substitutions are generated, and only those are legal).
+    pub known: [bool; 2],
+    /// Each side's unused secret squares, where known.
+    pub unused: [u128; 2],
+    /// Each side's used secret squares (public).
+    pub used: [u128; 2],
+    /// Squares the side to move chose in this turn.
+    pub chosen: u128,
+    /// Squares the other side chose in the turn just ended, still open for
+    /// substitution by the side to move.
+    pub pending: u128,
+    /// Squares known not to be an unused secret of each side: chosen by the
+    /// other side without a substitution following. Observation, not part
+    /// of the position string or the hash.
+    pub cleared: [u128; 2],
+}
+
+impl SecretState {
+    /// Secret squares `side` (0 = x, 1 = o) has used.
+    pub fn used_count(&self, side: usize) -> u32 {
+        self.used[side].count_ones()
+    }
+
+    /// Whether `side` may still have a substitution.
+    pub fn has_unused(&self, side: usize) -> bool {
+        self.used_count(side) < SECRET_COUNT
+    }
+
+    /// The one substitution due now for `side` to move when its squares
+    /// are known (the lowest pending square among its unused ones).
+    pub fn due(&self, side: usize) -> Option<u8> {
+        if !self.on || !self.known[side] || !self.has_unused(side) {
+            return None;
+        }
+        let due = self.pending & self.unused[side];
+        (due != 0).then(|| due.trailing_zeros() as u8)
+    }
+
+    /// Squares `side` to move may substitute when its squares are unknown
+    /// here (every pending square not used before), empty when they are
+    /// known.
+    pub fn possible(&self, side: usize) -> u128 {
+        if !self.on || self.known[side] || !self.has_unused(side) {
+            return 0;
+        }
+        self.pending & !self.used[side]
+    }
+
+    /// Whether `s<sq>` is legal for `side` to move.
+    pub fn may_substitute(&self, side: usize, sq: u8) -> bool {
+        match self.due(side) {
+            Some(due) => due == sq,
+            None => self.possible(side) & (1u128 << sq) != 0,
+        }
+    }
+
+    /// Records the substitution of `sq` by `side`.
+    pub fn substitute(&mut self, side: usize, sq: u8) {
+        let bit = 1u128 << sq;
+        self.used[side] |= bit;
+        self.unused[side] &= !bit;
+        // Increasing order: this square and every lower one are settled.
+        self.pending &= !((bit << 1).wrapping_sub(1));
+    }
+
+    /// Records an operation other than a substitution by `side`, putting a
+    /// chip on `target` (none for `end`): the pending squares not
+    /// substituted are now known not to be secret, and `target` is chosen.
+    pub fn operate(&mut self, side: usize, target: Option<u8>) {
+        if self.pending != 0 {
+            self.cleared[side] |= self.pending;
+            self.pending = 0;
+        }
+        if let Some(sq) = target {
+            self.chosen |= 1u128 << sq;
+        }
+    }
+
+    /// The turn passes: what was chosen becomes pending for the other side.
+    pub fn pass_turn(&mut self) {
+        self.pending = self.chosen;
+        self.chosen = 0;
+    }
+
+    /// The hash of the secret state (zero when off): the known unused
+    /// squares matter to the legal moves, so determinised searches of
+    /// different samples never share table entries.
+    pub fn key(&self) -> u64 {
+        if !self.on {
+            return 0;
+        }
+        let known = u64::from(self.known[0]) | u64::from(self.known[1]) << 1;
+        mask_key(self.unused[0], 1)
+            ^ mask_key(self.unused[1], 2)
+            ^ mask_key(self.used[0], 3)
+            ^ mask_key(self.used[1], 4)
+            ^ mask_key(self.chosen, 5)
+            ^ mask_key(self.pending, 6)
+            ^ mix(0x5EC2_E75E ^ known)
+    }
+
+    /// The position-string field.
+    pub fn field(&self) -> String {
+        [self.used[0], self.used[1], self.chosen, self.pending]
+            .map(square_list)
+            .join("/")
+    }
+
+    /// Reads the position-string field for a board of `squares` squares.
+    pub fn parse_field(field: &str, squares: u32) -> Result<[u128; 4], String> {
+        let parts: Vec<&str> = field.split('/').collect();
+        if parts.len() != 4 {
+            return Err(format!(
+                "secret-square field '{field}' must be <used by x>/<used by o>/<chosen>/<pending>"
+            ));
+        }
+        let mut masks = [0u128; 4];
+        for (mask, part) in masks.iter_mut().zip(&parts) {
+            *mask = parse_square_list(part, squares)?;
+        }
+        for side in 0..2 {
+            if masks[side].count_ones() > SECRET_COUNT {
+                return Err(format!(
+                    "a side has at most {SECRET_COUNT} secret squares to use"
+                ));
+            }
+        }
+        Ok(masks)
+    }
+}
+
+/// One side's secret squares as an option value (`SecretX`, `SecretO`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SecretChoice {
+    /// Not known to this engine (`-`).
+    #[default]
+    Unknown,
+    /// These five squares (given, or picked by the engine for `auto`).
+    Squares {
+        /// The squares, bit = square − 1.
+        mask: u128,
+        /// Whether the engine picked them (`auto`): they are picked anew
+        /// when the board size changes.
+        auto: bool,
+    },
+}
+
+impl SecretChoice {
+    /// Reads an option value: `-`, `auto`, or five distinct squares like
+    /// `3,17,22,40,61`, for a board of `squares` squares. The error never
+    /// repeats the squares (an engine's squares are never printed).
+    pub fn parse(name: &str, value: &str, squares: u32) -> Result<SecretChoice, String> {
+        match value.trim() {
+            "-" | "" => return Ok(SecretChoice::Unknown),
+            "auto" => {
+                return Ok(SecretChoice::Squares {
+                    mask: choose_squares(squares, &mut rand::rng()),
+                    auto: true,
+                });
+            }
+            _ => {}
+        }
+        let usage = format!(
+            "{name} takes five distinct squares 1 to {squares} separated by commas, '-' or 'auto'"
+        );
+        let mut mask = 0u128;
+        let mut count = 0;
+        for part in value.split(',') {
+            let number: u32 = part.trim().parse().map_err(|_| usage.clone())?;
+            if number == 0 || number > squares {
+                return Err(usage);
+            }
+            mask |= 1u128 << (number - 1);
+            count += 1;
+        }
+        if count != SECRET_COUNT || mask.count_ones() != SECRET_COUNT {
+            return Err(usage);
+        }
+        Ok(SecretChoice::Squares { mask, auto: false })
+    }
+
+    /// The squares, if known.
+    pub fn mask(&self) -> Option<u128> {
+        match self {
+            SecretChoice::Unknown => None,
+            SecretChoice::Squares { mask, .. } => Some(*mask),
+        }
+    }
+
+    /// The choice on a board of `squares` squares: `auto` squares are
+    /// picked anew, given squares beyond the board are an error.
+    pub fn resized(self, name: &str, squares: u32) -> Result<SecretChoice, String> {
+        match self {
+            SecretChoice::Squares { auto: true, .. } => SecretChoice::parse(name, "auto", squares),
+            SecretChoice::Squares { mask, .. } if mask >> squares != 0 => Err(format!(
+                "{name} has a square beyond {squares}; set {name} again for this size"
+            )),
+            other => Ok(other),
+        }
+    }
+
+    /// As `query secrets` writes it: the squares or `-`.
+    pub fn text(&self) -> String {
+        self.mask().map_or_else(|| "-".to_owned(), square_list)
+    }
+}
+
+/// The engine's own choice of five secret squares on a board of `squares`
+/// squares (`auto`): a compact cross of five squares (a centre and its four
+/// orthogonal neighbours) at a random place. The torus makes every place
+/// alike; what matters is the shape. A chip the opponent puts in the cross
+/// becomes ours next to the other crossed squares, where the opponent is
+/// likely to play again to contest it, and four of ours around a square
+/// start the five-neighbour replacements.
+pub fn choose_squares(squares: u32, rng: &mut impl rand::Rng) -> u128 {
+    let n = if squares == 100 { 10 } else { 8 };
+    let (r, c) = (rng.random_range(0..n), rng.random_range(0..n));
+    let at = |dr: u32, dc: u32| 1u128 << (((r + dr) % n) * n + (c + dc) % n);
+    at(0, 0) | at(1, 0) | at(n - 1, 0) | at(0, 1) | at(0, n - 1)
+}
+
+/// Five distinct squares drawn uniformly from a board of `squares` squares
+/// (the referee's random choice).
+pub fn random_squares(squares: u32, rng: &mut impl rand::Rng) -> u128 {
+    sample_squares((1u128 << squares) - 1, SECRET_COUNT, rng)
+}
+
+/// `count` distinct squares drawn uniformly from `candidates` (all of them
+/// when there are fewer).
+pub fn sample_squares(candidates: u128, count: u32, rng: &mut impl rand::Rng) -> u128 {
+    let mut left = candidates;
+    let mut mask = 0u128;
+    for _ in 0..count.min(candidates.count_ones()) {
+        let pick = rng.random_range(0..left.count_ones());
+        let mut rest = left;
+        for _ in 0..pick {
+            rest &= rest - 1;
+        }
+        let bit = rest & rest.wrapping_neg();
+        mask |= bit;
+        left &= !bit;
+    }
+    mask
+}
+
+/// Squares of a mask written 1-based, comma-separated, or `-`.
+pub fn square_list(mask: u128) -> String {
+    if mask == 0 {
+        return "-".into();
+    }
+    let mut out = Vec::new();
+    let mut rest = mask;
+    while rest != 0 {
+        out.push((rest.trailing_zeros() + 1).to_string());
+        rest &= rest - 1;
+    }
+    out.join(",")
+}
+
+fn parse_square_list(text: &str, squares: u32) -> Result<u128, String> {
+    if text == "-" {
+        return Ok(0);
+    }
+    let mut mask = 0u128;
+    let mut last = 0;
+    for part in text.split(',') {
+        let number: u32 = crate::game::parse_counter(part, "secret-field square")?;
+        if number == 0 || number > squares || number <= last {
+            return Err(format!(
+                "secret-field squares must be increasing, 1 to {squares}, not '{text}'"
+            ));
+        }
+        last = number;
+        mask |= 1u128 << (number - 1);
+    }
+    Ok(mask)
+}
+
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn mask_key(mask: u128, salt: u64) -> u64 {
+    let low = mix(mask as u64 ^ salt.wrapping_mul(0xA24B_AED4_963E_E407));
+    let high = mix((mask >> 64) as u64 ^ salt.wrapping_mul(0x9FB2_1C65_1E98_DF25));
+    low ^ high.rotate_left(29)
+}
