@@ -522,6 +522,17 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// A copy in which what is hidden from `observer` is taken in
+    /// expectation rather than sampled (CTOR: every candidate square is
+    /// the opponent's secret with equal probability, and the evaluation
+    /// counts each possible substitution by its expected value). `None`
+    /// when nothing is hidden from `observer` or the game has no such
+    /// model.
+    fn expect_hidden(&self, observer: Player) -> Option<Self> {
+        let _ = observer;
+        None
+    }
+
     /// This position as `observer` may see it: what only the other side
     /// knows is removed (a referee hands each player its own view). The
     /// default, a copy, suits games of perfect information.

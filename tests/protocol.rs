@@ -800,3 +800,110 @@ fn eval_file_loads_a_network_and_a_bad_file_changes_nothing() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two engines, each told only its own CTOR secret squares, play a game
+/// through a loop that only forwards moves (as a generic runner does):
+/// every substitution is found by the engine that owns the square, and no
+/// line either engine prints — `info` lines, `bestmove`, `query fen`, the
+/// diagram — shows an unused secret square, except `query secrets`.
+#[test]
+fn ctor_secret_squares_through_a_forwarding_runner_never_leak() {
+    for hidden in ["expect", "sample", "ignore"] {
+        secret_game_through_a_forwarding_runner(hidden);
+    }
+}
+
+fn secret_game_through_a_forwarding_runner(hidden: &str) {
+    let secrets = ["1,10,19,28,37", "4,13,22,31,40"];
+    let mut engines = [Driver::new(), Driver::new()];
+    for (side, engine) in engines.iter_mut().enumerate() {
+        for line in [
+            "setoption name Game value ctor",
+            "setoption name Secrets value true",
+            "setoption name Team value 2",
+            &format!("setoption name HiddenInfo value {hidden}"),
+        ] {
+            assert!(engine.send(line).is_empty(), "{line}");
+        }
+        let own = ["SecretX", "SecretO"][side];
+        assert!(
+            engine
+                .send(&format!("setoption name {own} value {}", secrets[side]))
+                .is_empty()
+        );
+        let told = engine.answer("query secrets");
+        let expected = if side == 0 {
+            format!("response x {} o -", secrets[0])
+        } else {
+            format!("response x - o {}", secrets[1])
+        };
+        assert_eq!(told, expected);
+    }
+    let squares = |list: &str| -> Vec<String> { list.split(',').map(str::to_owned).collect() };
+    let own: [Vec<String>; 2] = [squares(secrets[0]), squares(secrets[1])];
+    let mut moves: Vec<String> = Vec::new();
+    let mut used: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    let mut substitutions = 0;
+    for _ in 0..160 {
+        let position = if moves.is_empty() {
+            "position startpos".to_owned()
+        } else {
+            format!("position startpos moves {}", moves.join(" "))
+        };
+        for engine in engines.iter_mut() {
+            assert!(engine.send(&position).is_empty(), "{position}");
+        }
+        if engines[0].answer("query gameover") == "response true" {
+            break;
+        }
+        let side = usize::from(engines[0].answer("query p1turn") == "response false");
+        let mut printed = engines[side].search("go depth 2");
+        let best = printed
+            .iter()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .expect("bestmove")
+            .to_owned();
+        for engine in engines.iter_mut() {
+            printed.extend(engine.send("query fen"));
+            printed.extend(engine.send("d"));
+        }
+        // What may be public once this move is played.
+        if let Some(square) = best.strip_prefix('s') {
+            assert!(own[side].contains(&square.to_owned()), "false claim {best}");
+            used[side].push(square.to_owned());
+            substitutions += 1;
+        }
+        for line in &printed {
+            for (owner, list) in own.iter().enumerate() {
+                if used[owner].len() < 5 {
+                    assert!(!line.contains(secrets[owner]), "leak in '{line}'");
+                }
+                for square in list.iter().filter(|q| !used[owner].contains(q)) {
+                    let token = format!("s{square}");
+                    assert!(
+                        !line.split_whitespace().any(|w| w == token),
+                        "unused secret {square} in '{line}'"
+                    );
+                }
+            }
+            if let Some(fen) = line.strip_prefix("response ") {
+                let field = fen.split_whitespace().nth(5).expect("secret field");
+                let parts: Vec<&str> = field.split('/').collect();
+                for owner in 0..2 {
+                    let listed = parts[owner]
+                        .split(',')
+                        .filter(|q| *q != "-")
+                        .filter(|q| !used[owner].iter().any(|u| u == q))
+                        .filter(|q| best != format!("s{q}"))
+                        .count();
+                    assert_eq!(listed, 0, "unused square listed as used in '{line}'");
+                }
+            }
+        }
+        moves.push(best);
+    }
+    assert!(
+        substitutions >= 2,
+        "{hidden}: only {substitutions} substitutions in {moves:?}"
+    );
+}

@@ -116,6 +116,9 @@ pub enum HiddenChoice {
     /// Plays as if nothing were hidden (the opponent has no secret squares
     /// left), still accepting what the opponent reveals.
     Ignore,
+    /// One search in which the hidden information is taken in expectation
+    /// ([`crate::game::Game::expect_hidden`]).
+    Expect,
 }
 
 impl HiddenChoice {
@@ -124,6 +127,7 @@ impl HiddenChoice {
         match self {
             HiddenChoice::Sample => "sample",
             HiddenChoice::Ignore => "ignore",
+            HiddenChoice::Expect => "expect",
         }
     }
 
@@ -132,7 +136,10 @@ impl HiddenChoice {
         match value.to_ascii_lowercase().as_str() {
             "sample" => Ok(HiddenChoice::Sample),
             "ignore" => Ok(HiddenChoice::Ignore),
-            _ => Err(format!("HiddenInfo must be sample or ignore, not '{value}'")),
+            "expect" => Ok(HiddenChoice::Expect),
+            _ => Err(format!(
+                "HiddenInfo must be expect, sample or ignore, not '{value}'"
+            )),
         }
     }
 }
@@ -249,7 +256,7 @@ impl EngineOptions {
             },
             OptionSpec {
                 name: "HiddenInfo",
-                kind: OptionKind::Combo(vec!["sample", "ignore"]),
+                kind: OptionKind::Combo(vec!["expect", "sample", "ignore"]),
                 default: defaults.hidden.name().into(),
             },
             OptionSpec {

@@ -142,9 +142,10 @@ impl<G: Game> Searchers<G> {
     }
 
     /// Thinks about a position where something is hidden from the side to
-    /// move (CTOR's secret squares), always with alpha-beta: over samples
-    /// of the hidden information (`HiddenInfo sample`), or as if nothing
-    /// were hidden (`ignore`). `None` when nothing is hidden.
+    /// move (CTOR's secret squares), always with alpha-beta: one search
+    /// with the hidden information in expectation (`HiddenInfo expect`),
+    /// over samples of it (`sample`), or as if nothing were hidden
+    /// (`ignore`). `None` when nothing is hidden.
     fn think_hidden(
         &mut self,
         state: &GameState<G>,
@@ -156,11 +157,30 @@ impl<G: Game> Searchers<G> {
         let Some(plain) = state.position.assume_nothing_hidden(observer) else {
             return Ok(None);
         };
+        let root_moves = state.legal_moves();
+        if let [only] = root_moves[..] {
+            // A due substitution (or another forced move): the searched
+            // copies may not even have it, since they model the side's
+            // own squares differently.
+            return Ok(Some(Answer {
+                best: Some(only),
+                score: 0,
+                depth: 0,
+                nodes: 0,
+                pv: Vec::new(),
+                solved: None,
+            }));
+        }
         let search = self.alphabeta(options)?.0;
-        let (result, pv) = match options.hidden {
-            HiddenChoice::Ignore => {
+        let single = match options.hidden {
+            HiddenChoice::Ignore => Some(plain),
+            HiddenChoice::Expect => state.position.expect_hidden(observer).or(Some(plain)),
+            HiddenChoice::Sample => None,
+        };
+        let (result, pv) = match single {
+            Some(position) => {
                 let plain = GameState {
-                    position: plain,
+                    position,
                     keys: state.keys.clone(),
                 };
                 let mut pv = Vec::new();
@@ -172,12 +192,10 @@ impl<G: Game> Searchers<G> {
                 });
                 (result, pv)
             }
-            HiddenChoice::Sample => {
-                match determinized::search(search, state, limits, options.samples, report) {
-                    Some(found) => (found.result, found.pv),
-                    None => return Ok(None),
-                }
-            }
+            None => match determinized::search(search, state, limits, options.samples, report) {
+                Some(found) => (found.result, found.pv),
+                None => return Ok(None),
+            },
         };
         Ok(Some(Answer {
             best: result.best,

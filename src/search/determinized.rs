@@ -208,9 +208,7 @@ fn score_candidates<G: Game>(
         let sample = &searched[s];
         let mut child = sample.state.clone();
         child.play(candidates[c]);
-        let end = budget.at(
-            SAMPLE_SHARE + (1.0 - SAMPLE_SHARE) * (done + 1) as f64 / total as f64,
-        );
+        let end = budget.at(SAMPLE_SHARE + (1.0 - SAMPLE_SHARE) * (done + 1) as f64 / total as f64);
         let mut sub = budget.limits(limits, end, total * 4);
         sub.depth = Some(sample.depth.saturating_sub(1).max(1));
         let result = search.search(&child, &sub, &mut |_| {});

@@ -595,6 +595,9 @@ impl Ctor {
     /// Updates the secret squares for `mv`, before it changes the board.
     fn note_secrets(&mut self, mv: CtorMove) {
         let me = self.side.index();
+        if !matches!(mv, CtorMove::Substitute(_)) {
+            self.resolve_risk(me);
+        }
         match mv {
             CtorMove::Substitute(sq) => self.secrets.substitute(me, sq),
             CtorMove::Place(to) | CtorMove::Move(_, to) | CtorMove::Land(_, _, to) => {
@@ -621,6 +624,40 @@ impl Ctor {
             (true, false) => Some(None),
             (false, false) => None,
         }
+    }
+
+    /// Under the expectation model, when a side makes its first operation
+    /// after the other side chose squares: the substitutions that may have
+    /// happened there are credited to it by their expected value, and
+    /// those squares stop being candidates.
+    fn resolve_risk(&mut self, me: usize) {
+        let pending = self.secrets.pending;
+        let chips = self.chips[1 - me];
+        if let Some(risk) = self.secrets.risk[me].as_mut()
+            && pending != 0
+        {
+            risk.expected += risk.value(pending, chips);
+            risk.candidates &= !pending;
+        }
+    }
+
+    /// Under the expectation model, the expected value of both sides'
+    /// substitutions for the side to move: those credited, and those open
+    /// on the squares chosen and not yet answered.
+    fn risk_term(&self) -> i32 {
+        let me = self.side.index();
+        let gain = |side: usize| {
+            self.secrets.risk[side].map_or(0, |risk| {
+                // Open: chosen by the other side and not yet answered.
+                let open = if side == me {
+                    self.secrets.pending
+                } else {
+                    self.secrets.chosen
+                };
+                risk.expected + risk.value(open, self.chips[1 - side])
+            })
+        };
+        gain(me) - gain(1 - me)
     }
 
     /// Whether this game is played with secret squares.
@@ -725,8 +762,8 @@ impl Game for Ctor {
             secrets: SecretState::default(),
         };
         if options.secrets {
-            c.secrets = Ctor::secrets_from(options, [0; 4], c.squares_count())
-                .expect("nothing used yet");
+            c.secrets =
+                Ctor::secrets_from(options, [0; 4], c.squares_count()).expect("nothing used yet");
         }
         c.board_hash = c.board_hash_from_scratch();
         c
@@ -936,7 +973,8 @@ impl Game for Ctor {
             + 25 * near_take
             - 35 * near_lose
             + 3 * hot
-            + 90 * placements_left;
+            + 90 * placements_left
+            + self.risk_term();
         score.clamp(-15_000, 15_000)
     }
 
@@ -1135,6 +1173,27 @@ impl Game for Ctor {
                 copy.secrets.known[side] = true;
                 copy.secrets.unused[side] = 0;
             }
+        }
+        Some(copy)
+    }
+
+    /// Both sides' squares in expectation, the observer's own included:
+    /// the opponent does not know them, so a search in which they were
+    /// played out would let the opponent avoid them, which it cannot. The
+    /// observer's own squares still take effect in the game itself (the
+    /// due `s<sq>` are forced moves, played without a search).
+    fn expect_hidden(&self, observer: Player) -> Option<Ctor> {
+        self.hidden_from(observer)?;
+        let mut copy = self.clone();
+        let state = &self.secrets;
+        for side in 0..2 {
+            copy.secrets.known[side] = true;
+            copy.secrets.unused[side] = 0;
+            copy.secrets.risk[side] = state.has_unused(side).then(|| secrets::Risk {
+                candidates: self.geometry().full & !state.used[side] & !state.cleared[side],
+                left: SECRET_COUNT - state.used_count(side),
+                expected: 0,
+            });
         }
         Some(copy)
     }

@@ -42,6 +42,41 @@ pub struct SecretState {
     /// other side without a substitution following. Observation, not part
     /// of the position string or the hash.
     pub cleared: [u128; 2],
+    /// The expectation model of each side's squares, in positions a search
+    /// made (`HiddenInfo expect`).
+    pub risk: [Option<Risk>; 2],
+}
+
+/// A side's hidden secret squares taken in expectation: each candidate
+/// square is secret with the same probability, and each substitution that
+/// may happen is credited to that side by its expected value instead of
+/// being played. The search then sees the risk of every square it
+/// chooses without sampling, and without dividing its time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Risk {
+    /// Squares that may still be one of them.
+    pub candidates: u128,
+    /// How many of them are left unused.
+    pub left: u32,
+    /// Value credited so far for substitutions that may have happened, in
+    /// centi-chips for `side`.
+    pub expected: i32,
+}
+
+impl Risk {
+    /// The expected value for `side` of substitutions at `squares`, where
+    /// `chip_of_other` are the chips of the other side (a substitution there
+    /// swings two chips, on an empty square one).
+    pub fn value(&self, squares: u128, chip_of_other: u128) -> i32 {
+        let open = squares & self.candidates;
+        if open == 0 || self.left == 0 {
+            return 0;
+        }
+        let swings = 2 * (open & chip_of_other).count_ones() + (open & !chip_of_other).count_ones();
+        let value =
+            100 * swings as i64 * i64::from(self.left) / i64::from(self.candidates.count_ones());
+        value as i32
+    }
 }
 
 impl SecretState {
@@ -126,6 +161,8 @@ impl SecretState {
             ^ mask_key(self.chosen, 5)
             ^ mask_key(self.pending, 6)
             ^ mix(0x5EC2_E75E ^ known)
+            ^ risk_key(self.risk[0], 7)
+            ^ risk_key(self.risk[1], 8)
     }
 
     /// The position-string field.
@@ -147,12 +184,13 @@ impl SecretState {
         for (mask, part) in masks.iter_mut().zip(&parts) {
             *mask = parse_square_list(part, squares)?;
         }
-        for side in 0..2 {
-            if masks[side].count_ones() > SECRET_COUNT {
-                return Err(format!(
-                    "a side has at most {SECRET_COUNT} secret squares to use"
-                ));
-            }
+        if masks[..2]
+            .iter()
+            .any(|used| used.count_ones() > SECRET_COUNT)
+        {
+            return Err(format!(
+                "a side has at most {SECRET_COUNT} secret squares to use"
+            ));
         }
         Ok(masks)
     }
@@ -303,6 +341,12 @@ fn parse_square_list(text: &str, squares: u32) -> Result<u128, String> {
         mask |= 1u128 << (number - 1);
     }
     Ok(mask)
+}
+
+fn risk_key(risk: Option<Risk>, salt: u64) -> u64 {
+    risk.map_or(0, |r| {
+        mask_key(r.candidates, salt) ^ mix(u64::from(r.expected as u32) ^ salt << 40)
+    })
 }
 
 fn mix(x: u64) -> u64 {

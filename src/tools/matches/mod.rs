@@ -23,8 +23,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use player::{Competitor, make_competitor};
 use record::GameRecord;
 use referee::{GameSetup, play_game};
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use spec::{PlayerKind, PlayerSpec};
 use stats::{Pentanomial, Results, Score, Sprt, SprtStatus, elo_line, score_line};
 use std::collections::BTreeMap;
@@ -372,12 +370,12 @@ impl<'a, G: Game> MatchRun<'a, G> {
             .seed
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .wrapping_add(index as u64);
-        let (start, options, player_options) = self.deal_hidden(start, seed, first_side);
+        let dealt = self.deal_hidden(start, seed, first_side);
         let setup = GameSetup {
             number: index + 1,
-            start,
-            options,
-            player_options,
+            start: dealt.start,
+            options: dealt.options,
+            player_options: dealt.told,
             match_options: &self.config.options,
             names,
             time: self.config.time,
@@ -387,52 +385,18 @@ impl<'a, G: Game> MatchRun<'a, G> {
         (setup, first_side)
     }
 
-    /// Deals the hidden information of one game (CTOR's secret squares),
-    /// when the options play it: each side's squares random from `seed`, or
-    /// picked by its player where the player says `secrets=auto`. Returns
-    /// the start position under the referee's options (knowing both), those
-    /// options for the record, and what each side's player alone is told.
-    #[allow(clippy::type_complexity)]
-    fn deal_hidden(
-        &self,
-        start: G,
-        seed: u64,
-        first_side: Player,
-    ) -> (G, Vec<(String, String)>, [Vec<(String, String)>; 2]) {
-        let mut options = self.config.options.clone();
-        let mut game_options = G::Options::default();
-        for (name, value) in &options {
-            let _ = game_options.set(name, value); // checked by MatchRun::new
-        }
-        let Some(names) = game_options.hidden_option_names() else {
-            return (start, options, [Vec::new(), Vec::new()]);
+    /// Deals the hidden information of one game (see
+    /// [`referee::deal_hidden`]); the players that pick their own squares
+    /// are those whose spec says so.
+    fn deal_hidden(&self, start: G, seed: u64, first_side: Player) -> referee::Dealt<G> {
+        let chooses =
+            |spec: &PlayerSpec| matches!(&spec.kind, PlayerKind::Builtin(b) if b.choose_secrets);
+        let [first, second] = &self.config.players;
+        let choose = match first_side {
+            Player::X => [chooses(first), chooses(second)],
+            Player::O => [chooses(second), chooses(first)],
         };
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EC2_E7D0_5EC2_E7D0);
-        for side in [Player::X, Player::O] {
-            let first = side == first_side;
-            let spec = &self.config.players[usize::from(!first)];
-            let chooses = matches!(&spec.kind, PlayerKind::Builtin(b) if b.choose_secrets);
-            let value = if chooses {
-                let mut picked = game_options.clone();
-                let _ = picked.set(names[side.index()], "auto");
-                picked.hidden_value(side)
-            } else {
-                game_options.random_hidden_value(&mut rng)
-            };
-            // A value this game just produced is always accepted.
-            let _ = game_options.set(names[side.index()], &value);
-            options.retain(|(n, _)| !n.eq_ignore_ascii_case(names[side.index()]));
-            options.push((names[side.index()].to_owned(), value));
-        }
-        let start = G::from_fen(&start.fen(), &game_options).unwrap_or(start);
-        let told = |side: Player| {
-            let own = game_options.hidden_value(side);
-            vec![
-                (names[side.index()].to_owned(), own),
-                (names[side.other().index()].to_owned(), "-".to_owned()),
-            ]
-        };
-        (start, options, [told(Player::X), told(Player::O)])
+        referee::deal_hidden(&start, &self.config.options, choose, seed)
     }
 
     /// The games this run plays.

@@ -6,8 +6,10 @@
 use super::TimeControl;
 use super::player::{Competitor, Forfeit, MoveRequest};
 use super::record::{GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES};
-use crate::game::{Game, GameState, Outcome, Player};
+use crate::game::{Game, GameOptions, GameState, Outcome, Player};
 use crate::search::time::GoParams;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::{Duration, Instant};
 
 /// Everything about a game except who plays it.
@@ -31,6 +33,74 @@ pub struct GameSetup<'a, G: Game> {
     pub max_plies: Option<u32>,
     /// Seed of the random choices of built-in players.
     pub seed: u64,
+}
+
+/// One game's hidden information as dealt by the referee.
+pub struct Dealt<G: Game> {
+    /// The start position under the referee's options (knowing every
+    /// side's hidden information).
+    pub start: G,
+    /// The game's options with every side's hidden information, for the
+    /// record.
+    pub options: Vec<(String, String)>,
+    /// What each side's player alone is told (`x`, `o`): its own
+    /// information, `-` for the other side's.
+    pub told: [Vec<(String, String)>; 2],
+}
+
+/// Deals the hidden information of one game (CTOR's secret squares) when
+/// `options` play it: each side's squares random from `seed`, or picked
+/// by the engine's own choice (`auto`) where `choose` says that side's
+/// player picks. Without hidden information: `start` and `options`
+/// unchanged, nothing told.
+pub fn deal_hidden<G: Game>(
+    start: &G,
+    options: &[(String, String)],
+    choose: [bool; 2],
+    seed: u64,
+) -> Dealt<G> {
+    let mut options = options.to_vec();
+    let mut game_options = G::Options::default();
+    for (name, value) in &options {
+        let _ = game_options.set(name, value); // checked when the match began
+    }
+    let Some(names) = game_options.hidden_option_names() else {
+        return Dealt {
+            start: start.clone(),
+            options,
+            told: [Vec::new(), Vec::new()],
+        };
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EC2_E7D0_5EC2_E7D0);
+    for side in [Player::X, Player::O] {
+        let name = names[side.index()];
+        let value = if choose[side.index()] {
+            let mut picked = game_options.clone();
+            let _ = picked.set(name, "auto");
+            picked.hidden_value(side)
+        } else {
+            game_options.random_hidden_value(&mut rng)
+        };
+        // A value the game itself just produced is always accepted.
+        let _ = game_options.set(name, &value);
+        options.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        options.push((name.to_owned(), value));
+    }
+    let start = G::from_fen(&start.fen(), &game_options).unwrap_or_else(|_| start.clone());
+    let told = |side: Player| {
+        vec![
+            (
+                names[side.index()].to_owned(),
+                game_options.hidden_value(side),
+            ),
+            (names[side.other().index()].to_owned(), "-".to_owned()),
+        ]
+    };
+    Dealt {
+        start,
+        options,
+        told: [told(Player::X), told(Player::O)],
+    }
 }
 
 /// A game in progress: the state, the moves as text, the clocks.
