@@ -174,6 +174,15 @@ pub trait GameOptions: Clone + Default + Debug + Send + Sync + 'static {
         None
     }
 
+    /// These options with the hidden information this engine holds for
+    /// "whichever side it plays" given to `side` (CTOR's `SecretMine`, for
+    /// runners that set one option per engine for the whole match while
+    /// the engines change sides); `None` when there is none.
+    fn for_side(&self, side: Player) -> Option<Self> {
+        let _ = side;
+        None
+    }
+
     /// Per side, the option that tells an engine that side's hidden
     /// information (CTOR with `Secrets`: `SecretX`, `SecretO`), so that a
     /// referee can deal it; `None` when these options play none.

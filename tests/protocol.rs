@@ -809,11 +809,14 @@ fn eval_file_loads_a_network_and_a_bad_file_changes_nothing() {
 #[test]
 fn ctor_secret_squares_through_a_forwarding_runner_never_leak() {
     for hidden in ["expect", "sample", "ignore"] {
-        secret_game_through_a_forwarding_runner(hidden);
+        secret_game_through_a_forwarding_runner(hidden, ["SecretX", "SecretO"]);
     }
+    // A runner that sets one option per engine for the whole match, while
+    // the engines change sides: `SecretMine`.
+    secret_game_through_a_forwarding_runner("expect", ["SecretMine", "SecretMine"]);
 }
 
-fn secret_game_through_a_forwarding_runner(hidden: &str) {
+fn secret_game_through_a_forwarding_runner(hidden: &str, own_option: [&str; 2]) {
     let secrets = ["1,10,19,28,37", "4,13,22,31,40"];
     let mut engines = [Driver::new(), Driver::new()];
     for (side, engine) in engines.iter_mut().enumerate() {
@@ -825,17 +828,17 @@ fn secret_game_through_a_forwarding_runner(hidden: &str) {
         ] {
             assert!(engine.send(line).is_empty(), "{line}");
         }
-        let own = ["SecretX", "SecretO"][side];
+        let own = own_option[side];
         assert!(
             engine
                 .send(&format!("setoption name {own} value {}", secrets[side]))
                 .is_empty()
         );
         let told = engine.answer("query secrets");
-        let expected = if side == 0 {
-            format!("response x {} o -", secrets[0])
-        } else {
-            format!("response x - o {}", secrets[1])
+        let expected = match (own, side) {
+            ("SecretMine", _) => format!("response x - o - mine {}", secrets[side]),
+            (_, 0) => format!("response x {} o -", secrets[0]),
+            _ => format!("response x - o {}", secrets[1]),
         };
         assert_eq!(told, expected);
     }
@@ -886,7 +889,7 @@ fn secret_game_through_a_forwarding_runner(hidden: &str) {
                     );
                 }
             }
-            if let Some(fen) = line.strip_prefix("response ") {
+            if let Some(fen) = line.strip_prefix("response ").filter(|f| f.contains('/')) {
                 let field = fen.split_whitespace().nth(5).expect("secret field");
                 let parts: Vec<&str> = field.split('/').collect();
                 for owner in 0..2 {

@@ -96,6 +96,10 @@ impl GameVisitor for MakeSession {
 pub struct GameSession<G: Game> {
     options: G::Options,
     state: GameState<G>,
+    /// The last `position` command's position string and moves, read again
+    /// for a search when the options hold hidden information for the side
+    /// to move ([`GameOptions::for_side`]).
+    position_spec: (Option<String>, Vec<String>),
     searchers: Arc<Mutex<Searchers<G>>>,
 }
 
@@ -106,6 +110,7 @@ impl<G: Game> GameSession<G> {
         GameSession {
             state: GameState::new(G::start(&options)),
             options,
+            position_spec: (None, Vec::new()),
             searchers: Arc::new(Mutex::new(Searchers::default())),
         }
     }
@@ -160,36 +165,11 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
-        let start = match fen {
-            Some(fen) => {
-                G::from_fen(fen, &self.options).map_err(|e| format!("bad position '{fen}': {e}"))?
-            }
-            None => G::start(&self.options),
-        };
-        let mut state = GameState::new(start);
-        for (index, text) in moves.iter().enumerate() {
-            let number = index + 1;
-            if let Some(outcome) = state.outcome() {
-                return Err(format!(
-                    "move {number} '{text}': the game is already over ({})",
-                    outcome.ugi_name()
-                ));
-            }
-            let mv = state.position.parse_move(text).map_err(|e| {
-                format!(
-                    "move {number} '{text}' is not a legal {} move here: {e}",
-                    G::NAME
-                )
-            })?;
-            if !state.position.is_legal(mv) {
-                return Err(format!(
-                    "move {number} '{text}' is illegal in '{}'",
-                    state.position.fen()
-                ));
-            }
-            state.play(mv);
-        }
-        self.state = state;
+        self.state = read_position(&self.options, fen, moves)?;
+        self.position_spec = (
+            fen.map(str::to_owned),
+            moves.iter().map(|m| (*m).to_owned()).collect(),
+        );
         Ok(())
     }
 
@@ -262,7 +242,7 @@ impl<G: Game> Session for GameSession<G> {
         out: Output,
         signals: SearchSignals,
     ) -> Result<JoinHandle<()>, String> {
-        let state = self.state.clone();
+        let state = self.state_to_search(&out);
         let limits = params.limits(
             TurnShape::of(&state.position),
             options.move_overhead_ms,
@@ -296,4 +276,66 @@ impl<G: Game> Session for GameSession<G> {
             })
             .map_err(|e| format!("cannot start the search thread: {e}"))
     }
+}
+
+impl<G: Game> GameSession<G> {
+    /// The game to search: the current one, or, when the options hold
+    /// this engine's hidden information for whichever side it plays, the
+    /// same moves read again with it given to the side to move. A game
+    /// that does not fit that information (the side's used squares are not
+    /// its own) is searched as it stands, with an error line.
+    fn state_to_search(&self, out: &Output) -> GameState<G> {
+        let side = self.state.position.side_to_move();
+        let Some(options) = self.options.for_side(side) else {
+            return self.state.clone();
+        };
+        let (fen, moves) = &self.position_spec;
+        let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+        match read_position(&options, fen.as_deref(), &moves) {
+            Ok(state) => state,
+            Err(why) => {
+                out.error(&format!(
+                    "the game does not fit this engine's own secrets: {why}"
+                ));
+                self.state.clone()
+            }
+        }
+    }
+}
+
+/// Reads `fen` (or the start position) under `options`, then plays `moves`,
+/// each checked.
+fn read_position<G: Game>(
+    options: &G::Options,
+    fen: Option<&str>,
+    moves: &[&str],
+) -> Result<GameState<G>, String> {
+    let start = match fen {
+        Some(fen) => G::from_fen(fen, options).map_err(|e| format!("bad position '{fen}': {e}"))?,
+        None => G::start(options),
+    };
+    let mut state = GameState::new(start);
+    for (index, text) in moves.iter().enumerate() {
+        let number = index + 1;
+        if let Some(outcome) = state.outcome() {
+            return Err(format!(
+                "move {number} '{text}': the game is already over ({})",
+                outcome.ugi_name()
+            ));
+        }
+        let mv = state.position.parse_move(text).map_err(|e| {
+            format!(
+                "move {number} '{text}' is not a legal {} move here: {e}",
+                G::NAME
+            )
+        })?;
+        if !state.position.is_legal(mv) {
+            return Err(format!(
+                "move {number} '{text}' is illegal in '{}'",
+                state.position.fen()
+            ));
+        }
+        state.play(mv);
+    }
+    Ok(state)
 }

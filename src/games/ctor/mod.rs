@@ -38,6 +38,9 @@ pub struct CtorOptions {
     /// Each side's secret squares as far as this engine knows them
     /// (`SecretX`, `SecretO`).
     pub secret: [SecretChoice; 2],
+    /// This engine's own squares, for whichever side it plays: the side to
+    /// move when it is asked to search (`SecretMine`).
+    pub mine: SecretChoice,
 }
 
 impl Default for CtorOptions {
@@ -47,6 +50,7 @@ impl Default for CtorOptions {
             team: 1,
             secrets: false,
             secret: [SecretChoice::Unknown; 2],
+            mine: SecretChoice::Unknown,
         }
     }
 }
@@ -70,8 +74,10 @@ impl CtorOptions {
         let squares = u32::from(size) * u32::from(size);
         let x = self.secret[0].resized("SecretX", squares)?;
         let o = self.secret[1].resized("SecretO", squares)?;
+        let mine = self.mine.resized("SecretMine", squares)?;
         self.size = size;
         self.secret = [x, o];
+        self.mine = mine;
         Ok(())
     }
 }
@@ -104,7 +110,23 @@ impl GameOptions for CtorOptions {
                 kind: OptionKind::Text,
                 default: "-".into(),
             },
+            OptionSpec {
+                name: "SecretMine",
+                kind: OptionKind::Text,
+                default: "-".into(),
+            },
         ]
+    }
+
+    fn for_side(&self, side: Player) -> Option<CtorOptions> {
+        let mine = self.mine.mask()?;
+        let mut options = *self;
+        options.secret[side.index()] = SecretChoice::Squares {
+            mask: mine,
+            auto: false,
+        };
+        options.secret[side.other().index()] = SecretChoice::Unknown;
+        Some(options)
     }
 
     fn hidden_option_names(&self) -> Option<[&'static str; 2]> {
@@ -120,11 +142,11 @@ impl GameOptions for CtorOptions {
     }
 
     fn secrets(&self) -> Option<String> {
-        Some(format!(
-            "x {} o {}",
-            self.secret[0].text(),
-            self.secret[1].text()
-        ))
+        let mut answer = format!("x {} o {}", self.secret[0].text(), self.secret[1].text());
+        if self.mine.mask().is_some() {
+            answer.push_str(&format!(" mine {}", self.mine.text()));
+        }
+        Some(answer)
     }
 
     fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
@@ -137,6 +159,7 @@ impl GameOptions for CtorOptions {
             "secrets" => self.secrets = crate::game::parse_check("Secrets", value)?,
             "secretx" => self.secret[0] = SecretChoice::parse("SecretX", value, self.squares())?,
             "secreto" => self.secret[1] = SecretChoice::parse("SecretO", value, self.squares())?,
+            "secretmine" => self.mine = SecretChoice::parse("SecretMine", value, self.squares())?,
             "team" => match value {
                 "1" | "2" | "3" => self.team = value.as_bytes()[0] - b'0',
                 _ => return Err(format!("ctor Team is 1, 2 or 3, not '{value}'")),
