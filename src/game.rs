@@ -197,6 +197,13 @@ pub trait GameOptions: Clone + Default + Debug + Send + Sync + 'static {
         String::new()
     }
 
+    /// The engine's own choice for a hidden-information option (what the
+    /// value `auto` picks), drawn from `rng` so that a referee's match is
+    /// repeatable.
+    fn chosen_hidden_value(&self, rng: &mut Xoshiro256PlusPlus) -> String {
+        self.random_hidden_value(rng)
+    }
+
     /// The value of `side`'s hidden-information option as set (squares an
     /// `auto` value picked included); empty for games without.
     fn hidden_value(&self, side: Player) -> String {

@@ -137,6 +137,10 @@ impl GameOptions for CtorOptions {
         secrets::square_list(secrets::random_squares(self.squares(), rng))
     }
 
+    fn chosen_hidden_value(&self, rng: &mut Xoshiro256PlusPlus) -> String {
+        secrets::square_list(secrets::choose_squares(self.squares(), rng))
+    }
+
     fn hidden_value(&self, side: Player) -> String {
         self.secret[side.index()].text()
     }

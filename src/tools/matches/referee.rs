@@ -75,9 +75,7 @@ pub fn deal_hidden<G: Game>(
     for side in [Player::X, Player::O] {
         let name = names[side.index()];
         let value = if choose[side.index()] {
-            let mut picked = game_options.clone();
-            let _ = picked.set(name, "auto");
-            picked.hidden_value(side)
+            game_options.chosen_hidden_value(&mut rng)
         } else {
             game_options.random_hidden_value(&mut rng)
         };
