@@ -789,8 +789,13 @@ impl Game for Ctor {
             secrets: SecretState::default(),
         };
         if options.secrets {
+            // Only squares off the board can fail here (options set
+            // through `set` are checked); then no side's squares are known.
             c.secrets =
-                Ctor::secrets_from(options, [0; 4], c.squares_count()).expect("nothing used yet");
+                Ctor::secrets_from(options, [0; 4], c.squares_count()).unwrap_or(SecretState {
+                    on: true,
+                    ..SecretState::default()
+                });
         }
         c.board_hash = c.board_hash_from_scratch();
         c
