@@ -639,24 +639,12 @@ fn network_inputs_are_the_windows_of_the_board() {
         Ataxx::start(&standard()),
         position("x5o/1-3-1/7/2-1-2/7/1-3-1/o5x x 0 1", standard()),
     ];
-    let mut checked = 0;
-    for start in starts {
-        for _ in 0..40 {
-            let mut game = start.clone();
-            for _ in 0..rand::RngExt::random_range(&mut rng, 0..80) {
-                let mut moves = Vec::new();
-                game.generate_moves(&mut moves);
-                if moves.is_empty() || game.outcome().is_some() {
-                    break;
-                }
-                game.play(moves[rand::RngExt::random_range(&mut rng, 0..moves.len())]);
-                let mut active = Vec::new();
-                game.active_inputs(&mut active);
-                assert_eq!(active, inputs_from_text(&game), "{}", game.fen());
-                checked += 1;
-            }
-        }
-    }
+    let checked: usize = starts
+        .iter()
+        .map(|start| {
+            common::check_inputs_in_random_games(start, 40, 80, &mut rng, inputs_from_text)
+        })
+        .sum();
     assert!(checked > 1000, "{checked} positions");
 }
 

@@ -379,21 +379,7 @@ fn inputs_from_text(position: &Yote) -> Vec<u16> {
 fn network_inputs_are_the_lines_of_three_and_the_reserves() {
     assert_eq!(Yote::network_inputs(), Some(1052));
     let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(9);
-    let mut checked = 0;
-    for _ in 0..40 {
-        let mut game = Yote::start(&Default::default());
-        for _ in 0..rand::RngExt::random_range(&mut rng, 0..120) {
-            let mut moves = Vec::new();
-            game.generate_moves(&mut moves);
-            if moves.is_empty() || game.outcome().is_some() {
-                break;
-            }
-            game.play(moves[rand::RngExt::random_range(&mut rng, 0..moves.len())]);
-            let mut active = Vec::new();
-            game.active_inputs(&mut active);
-            assert_eq!(active, inputs_from_text(&game), "{}", game.fen());
-            checked += 1;
-        }
-    }
+    let start = Yote::start(&Default::default());
+    let checked = common::check_inputs_in_random_games(&start, 40, 120, &mut rng, inputs_from_text);
     assert!(checked > 1000, "{checked} positions");
 }

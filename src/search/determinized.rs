@@ -59,20 +59,9 @@ pub fn search<G: Game>(
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(state.position.hash() ^ state.keys.len() as u64);
     let first = state.position.sample_hidden(observer, &mut rng)?;
+    // A forced move (a due substitution) is answered by the caller,
+    // `Searchers::think_hidden`, before any hidden-information search.
     let root_moves = state.legal_moves();
-    if root_moves.len() == 1 {
-        // Nothing to choose (a due substitution): answer at once.
-        let best = root_moves[0];
-        return Some(Determinized {
-            result: SearchResult {
-                best: Some(best),
-                score: 0,
-                nodes: 0,
-                depth: 0,
-            },
-            pv: vec![state.position.move_to_string(best)],
-        });
-    }
     let samples = samples.max(1);
     let budget = Budget::of(limits);
     let mut nodes = 0;

@@ -29,3 +29,34 @@ pub fn side_digit(square: char, mover: char) -> usize {
         _ => 0,
     }
 }
+
+/// Checks a game's network inputs against `expected` (a slow reading of the
+/// position) in the positions of `games` random games from `start`, each
+/// stopped after a random number of plies below `max_plies`; returns how
+/// many positions were checked.
+pub fn check_inputs_in_random_games<G: agon::game::Game>(
+    start: &G,
+    games: usize,
+    max_plies: usize,
+    rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+    expected: impl Fn(&G) -> Vec<u16>,
+) -> usize {
+    use rand::RngExt;
+    let mut checked = 0;
+    for _ in 0..games {
+        let mut game = start.clone();
+        let mut moves = Vec::new();
+        for _ in 0..rng.random_range(0..max_plies) {
+            game.generate_moves(&mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            game.play(moves[rng.random_range(0..moves.len())]);
+            let mut active = Vec::new();
+            game.active_inputs(&mut active);
+            assert_eq!(active, expected(&game), "{}", game.fen());
+            checked += 1;
+        }
+    }
+    checked
+}

@@ -329,7 +329,7 @@ const GEOMETRY_8: Geometry = Geometry::new(8);
 const GEOMETRY_10: Geometry = Geometry::new(10);
 
 /// Iterates the squares of a bitboard.
-fn squares(mut b: u128) -> impl Iterator<Item = u8> {
+pub(crate) fn squares(mut b: u128) -> impl Iterator<Item = u8> {
     std::iter::from_fn(move || {
         if b == 0 {
             return None;

@@ -326,13 +326,10 @@ pub fn square_list(mask: u128) -> String {
     if mask == 0 {
         return "-".into();
     }
-    let mut out = Vec::new();
-    let mut rest = mask;
-    while rest != 0 {
-        out.push((rest.trailing_zeros() + 1).to_string());
-        rest &= rest - 1;
-    }
-    out.join(",")
+    let numbers: Vec<String> = super::squares(mask)
+        .map(|sq| (sq + 1).to_string())
+        .collect();
+    numbers.join(",")
 }
 
 fn parse_square_list(text: &str, squares: u32) -> Result<u128, String> {
