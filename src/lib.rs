@@ -9,6 +9,7 @@
 pub mod game;
 pub mod games;
 pub mod harness;
+pub mod memory;
 pub mod network;
 pub mod protocol;
 pub mod search;

@@ -161,6 +161,7 @@ impl TranspositionTable {
         buckets
             .try_reserve_exact(count)
             .map_err(|_| format!("cannot allocate a {megabytes} MiB hash table"))?;
+        crate::memory::advise_huge_pages(&mut buckets);
         buckets.resize_with(count, Bucket::default);
         Ok(TranspositionTable {
             buckets,

@@ -124,7 +124,7 @@ impl Table {
                 (count * std::mem::size_of::<Bucket>()) >> 20
             )
         })?;
-        advise_huge_pages(&mut buckets);
+        crate::memory::advise_huge_pages(&mut buckets);
         buckets.resize_with(count, Bucket::default);
         Ok(Table {
             buckets,
@@ -717,28 +717,6 @@ impl<'a> Solver<'a> {
         let end = self.other_box(far2, next);
         (end != NO_BOX as usize && end != b && self.geo.sides(lines, end) == 3).then_some(far)
     }
-}
-
-/// Asks the kernel to back the (still untouched) capacity of `buckets` with
-/// huge pages: every probe of a table far larger than the caches would
-/// otherwise also miss the address translation cache. Only a hint.
-fn advise_huge_pages(buckets: &mut Vec<Bucket>) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = buckets.as_mut_ptr() as usize;
-        let end = start + buckets.capacity() * std::mem::size_of::<Bucket>();
-        let aligned = start.next_multiple_of(HUGE);
-        if end > aligned + HUGE {
-            let length = (end - aligned) / HUGE * HUGE;
-            // SAFETY: the range lies inside the vector's own allocation,
-            // and MADV_HUGEPAGE changes only how it is backed, never its
-            // contents or validity.
-            unsafe { libc::madvise(aligned as *mut libc::c_void, length, libc::MADV_HUGEPAGE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = buckets;
 }
 
 /// Spreads `data` over all 64 bits for the slot check: keys are line sets,
