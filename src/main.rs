@@ -762,26 +762,8 @@ impl GameVisitor for TrainArgs {
             seed: self.seed,
             threads: self.threads,
         };
-        let mut records = Vec::new();
-        for path in &self.data {
-            let bytes = std::fs::read(path)
-                .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-            let mut part = tools::datagen::record::parse_records(&bytes)
-                .map_err(|e| format!("'{}': {e}", path.display()))?;
-            records.append(&mut part);
-        }
-        println!("{} records from {} file(s)", records.len(), self.data.len());
-        let samples = tools::train::samples::<G>(&records, &config)?;
-        drop(records);
-        let network = tools::train::train::<G>(&samples, &config, &mut |line| println!("{line}"))?;
-        std::fs::write(&self.out, network.to_bytes())
-            .map_err(|e| format!("cannot write '{}': {e}", self.out.display()))?;
-        println!(
-            "wrote {} ({} inputs, {} hidden)",
-            self.out.display(),
-            network.inputs(),
-            network.hidden()
-        );
-        Ok(())
+        tools::train::run::<G>(&self.data, &self.out, &config, &mut |line| {
+            println!("{line}")
+        })
     }
 }

@@ -902,6 +902,43 @@ pub fn train<G: Game>(
     train_float::<G>(samples, config, report)?.quantise()
 }
 
+/// `agon train`: reads every record file in `data` (record files merge by
+/// concatenation, so their order only changes the shuffle), trains on
+/// them and writes the quantised network to `out`. `report` receives the
+/// progress lines.
+pub fn run<G: Game>(
+    data: &[std::path::PathBuf],
+    out: &std::path::Path,
+    config: &TrainConfig,
+    report: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    let mut records = Vec::new();
+    for path in data {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let mut part = crate::tools::datagen::record::parse_records(&bytes)
+            .map_err(|e| format!("'{}': {e}", path.display()))?;
+        records.append(&mut part);
+    }
+    report(&format!(
+        "{} records from {} file(s)",
+        records.len(),
+        data.len()
+    ));
+    let samples = samples::<G>(&records, config)?;
+    drop(records);
+    let network = train::<G>(&samples, config, report)?;
+    std::fs::write(out, network.to_bytes())
+        .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
+    report(&format!(
+        "wrote {} ({} inputs, {} hidden)",
+        out.display(),
+        network.inputs(),
+        network.hidden()
+    ));
+    Ok(())
+}
+
 /// [`train`] without the quantisation: the float network itself.
 pub fn train_float<G: Game>(
     samples: &Samples,
