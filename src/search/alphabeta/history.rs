@@ -14,10 +14,17 @@ const MAIN_BITS: u32 = 16;
 /// log2 of the slots per move in the continuation table.
 const CONTINUATION_BITS: u32 = 10;
 
-/// Slot of a move code in a table of `2^bits` slots.
+/// Slot of a move code in a table of `2^bits` slots: the code itself when
+/// it fits (games with a small, dense code space then touch only a few
+/// cache lines per node instead of one line per move), else a
+/// multiplicative hash of it.
 #[inline]
 fn slot(code: u32, bits: u32) -> usize {
-    (code.wrapping_add(1).wrapping_mul(0x9E37_79B1) >> (32 - bits)) as usize
+    if code < 1 << bits {
+        code as usize
+    } else {
+        (code.wrapping_add(1).wrapping_mul(0x9E37_79B1) >> (32 - bits)) as usize
+    }
 }
 
 /// The ordering statistics of one search thread.
@@ -111,6 +118,25 @@ mod tests {
         assert!(h.score(0, 42, Some(7)) > high, "continuation adds");
         h.update(0, 42, None, -HISTORY_MAX);
         assert!(h.score(0, 42, None) < high / 10);
+    }
+
+    #[test]
+    fn small_codes_get_their_own_slot_and_large_ones_still_count() {
+        // 1024 codes fill the 1024 continuation slots of one previous move
+        // exactly: any hashing would make some of them share a slot.
+        let mut h = History::default();
+        let slots = 1u32 << CONTINUATION_BITS;
+        for code in 0..slots {
+            h.update(0, code, Some(5), 1 + code as i32 % 1000);
+        }
+        for code in 0..slots {
+            let alone = h.score(0, code, None);
+            assert_eq!(h.score(0, code, Some(5)) - alone, 1 + code as i32 % 1000);
+        }
+        let large = 7 << 20;
+        h.update(1, large, Some(large + 1), 1000);
+        assert!(h.score(1, large, None) > 0);
+        assert!(h.score(1, large, Some(large + 1)) > h.score(1, large, None));
     }
 
     #[test]
