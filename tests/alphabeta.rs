@@ -5,7 +5,7 @@
 use agon::game::{Game, GameState, NoOptions, Outcome, Player};
 use agon::search::alphabeta::AlphaBeta;
 use agon::search::tuning::{
-    DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning,
+    DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning, SingularExtension,
 };
 use agon::search::{Limits, MATE_BOUND, is_proven};
 use std::collections::HashMap;
@@ -196,6 +196,11 @@ const AGGRESSIVE: SearchTuning = SearchTuning {
         verify_from: None,
     }),
     internal_reduction: Some(2),
+    singular: Some(SingularExtension {
+        min_depth: 2,
+        entry_depth_margin: 3,
+        margin_per_depth: 1,
+    }),
     late_move_reductions: Some(LateMoveReductions {
         min_depth: 2,
         min_moves: 1,

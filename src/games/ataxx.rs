@@ -284,6 +284,7 @@ const SEARCH_TUNING: SearchTuning = SearchTuning {
         verify_from: None,
     }),
     internal_reduction: Some(3),
+    singular: None,
     late_move_reductions: Some(LateMoveReductions {
         min_depth: 3,
         min_moves: 2,

@@ -69,6 +69,23 @@ pub struct LateMovePruning {
     pub base: usize,
 }
 
+/// Singular extensions: when the table move is much better than every
+/// other move (a search of the node without it, at half depth, fails low
+/// against `table score − margin_per_depth × depth`), it is searched one
+/// ply deeper. If even without it the node fails high, the node is cut
+/// (multi-cut); if it was expected to fail high anyway, the table move is
+/// searched one ply shallower.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SingularExtension {
+    /// Shallowest remaining depth where the test is made.
+    pub min_depth: i32,
+    /// The table entry must be at most this many plies shallower than the
+    /// node.
+    pub entry_depth_margin: i32,
+    /// Margin below the table score, per ply of remaining depth.
+    pub margin_per_depth: i32,
+}
+
 /// The search parameters of one game.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchTuning {
@@ -83,6 +100,8 @@ pub struct SearchTuning {
     /// Internal iterative reduction: one ply less without a table move from
     /// this depth on.
     pub internal_reduction: Option<i32>,
+    /// Singular extensions of the table move (at non-PV nodes).
+    pub singular: Option<SingularExtension>,
     /// Late-move reductions.
     pub late_move_reductions: Option<LateMoveReductions>,
     /// Late-move pruning of quiet moves.
@@ -106,6 +125,7 @@ impl SearchTuning {
         reverse_futility: None,
         null_move: None,
         internal_reduction: None,
+        singular: None,
         late_move_reductions: None,
         late_move_pruning: None,
         futility: None,
@@ -125,6 +145,7 @@ impl SearchTuning {
         }),
         null_move: None,
         internal_reduction: Some(4),
+        singular: None,
         late_move_reductions: Some(LateMoveReductions {
             min_depth: 3,
             min_moves: 2,

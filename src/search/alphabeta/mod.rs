@@ -193,6 +193,7 @@ fn iterate<G: Game>(
             depth
         };
         worker.seldepth = 0;
+        worker.root_depth = search_depth as i32;
         worker.root_best = None;
         let score = aspiration(worker, ctx, &state.position, search_depth, result.score);
         if worker.aborted {

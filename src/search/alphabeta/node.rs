@@ -63,6 +63,16 @@ impl Context<'_> {
     }
 }
 
+/// What the singular test found for the table move.
+enum Singular {
+    /// Search it this many plies deeper (negative: shallower).
+    Extend(i32),
+    /// Even without the table move the node fails high: this score.
+    Cut(i32),
+    /// A limit stopped the test.
+    Aborted,
+}
+
 /// The state of one ply of the current path.
 struct Frame<M> {
     moves: Vec<M>,
@@ -73,6 +83,8 @@ struct Frame<M> {
     played: Option<u32>,
     /// Whether the move played from this ply is a null move.
     null: bool,
+    /// The move left out while testing whether the table move is singular.
+    excluded: Option<M>,
 }
 
 impl<M> Default for Frame<M> {
@@ -84,6 +96,7 @@ impl<M> Default for Frame<M> {
             pv: Vec::new(),
             played: None,
             null: false,
+            excluded: None,
         }
     }
 }
@@ -110,6 +123,9 @@ pub struct Worker<G: Game> {
     pub root_nodes: AHashMap<G::Move, u64>,
     /// Null moves are not tried at plies below this (verification search).
     null_free_below: usize,
+    /// Depth of the current iteration (extensions stop at twice as many
+    /// plies from the root).
+    pub root_depth: i32,
     /// Scratch list of a position's network inputs.
     inputs: Vec<u16>,
 }
@@ -128,6 +144,7 @@ impl<G: Game> Default for Worker<G> {
             root_best: None,
             root_nodes: AHashMap::new(),
             null_free_below: 0,
+            root_depth: 0,
             inputs: Vec::new(),
         }
     }
@@ -252,11 +269,13 @@ impl<G: Game> Worker<G> {
             return self.quiesce(ctx, position, ply, alpha, beta, 0);
         }
         self.frames[ply].null = false;
+        let excluding = self.frames[ply].excluded.is_some();
         let key = position.hash();
         let entry = ctx.tt.probe(key, ply as u32);
         if let Some(entry) = entry
             && !root
             && !pv_node
+            && !excluding
             && entry.depth as i32 >= depth
         {
             let usable = match entry.bound {
@@ -273,6 +292,7 @@ impl<G: Game> Worker<G> {
 
         if !root
             && !pv_node
+            && !excluding
             && let Some(score) = self.prune_node(ctx, position, depth, ply, beta, eval)
         {
             return score;
@@ -283,12 +303,34 @@ impl<G: Game> Worker<G> {
         {
             depth -= 1;
         }
-        let Some((best_score, best_move, bound)) =
-            self.search_moves(ctx, position, depth, ply, (alpha, beta), eval, tt_move)
-        else {
+        let mut tt_extension = 0;
+        if !pv_node
+            && !excluding
+            && let (Some(entry), Some(mv)) = (entry, tt_move)
+        {
+            match self.singular_test(ctx, position, depth, ply, beta, mv, entry) {
+                Singular::Extend(plies) => tt_extension = plies,
+                Singular::Cut(score) => return score,
+                Singular::Aborted => return alpha.max(-INFINITY + 1),
+            }
+        }
+        let moves = self.search_moves(
+            ctx,
+            position,
+            depth,
+            ply,
+            (alpha, beta),
+            eval,
+            (tt_move, tt_extension),
+        );
+        let Some((best_score, best_move, bound)) = moves else {
             // Aborted: the caller ignores the score.
             return alpha.max(-INFINITY + 1);
         };
+        if excluding {
+            // A score without the best move says nothing about the node.
+            return best_score;
+        }
         let args = StoreArgs {
             best: best_move.and_then(G::move_code),
             score: best_score,
@@ -297,6 +339,51 @@ impl<G: Game> Worker<G> {
         };
         ctx.tt.store(key, args, ply as u32);
         best_score
+    }
+
+    /// Whether the table move `mv` is singular (see
+    /// [`crate::search::tuning::SingularExtension`]): the plies to extend it
+    /// by (−1, 0 or 1), or a multi-cut score for the node.
+    #[allow(clippy::too_many_arguments)]
+    fn singular_test(
+        &mut self,
+        ctx: &Context,
+        position: &G,
+        depth: i32,
+        ply: usize,
+        beta: i32,
+        mv: G::Move,
+        entry: crate::search::tt::Entry,
+    ) -> Singular {
+        let Some(se) = ctx.tuning.singular else {
+            return Singular::Extend(0);
+        };
+        let singular_beta = entry.score - se.margin_per_depth * depth;
+        if ply == 0
+            || depth < se.min_depth
+            || (entry.depth as i32) < depth - se.entry_depth_margin
+            || entry.bound == Bound::Upper
+            || is_proven(entry.score)
+            || is_proven(singular_beta)
+            || ply as i32 >= 2 * self.root_depth
+        {
+            return Singular::Extend(0);
+        }
+        self.frames[ply].excluded = Some(mv);
+        let window = (singular_beta - 1, singular_beta);
+        let score = self.negamax(ctx, position, (depth - 1) / 2, ply, window.0, window.1);
+        self.frames[ply].excluded = None;
+        if self.aborted {
+            Singular::Aborted
+        } else if score < singular_beta {
+            Singular::Extend(1)
+        } else if singular_beta >= beta {
+            Singular::Cut(singular_beta)
+        } else if entry.score >= beta {
+            Singular::Extend(-1)
+        } else {
+            Singular::Extend(0)
+        }
     }
 
     /// Reverse futility and null-move pruning at a non-PV node: a score to
@@ -361,7 +448,7 @@ impl<G: Game> Worker<G> {
         ply: usize,
         (mut alpha, beta): (i32, i32),
         eval: i32,
-        tt_move: Option<G::Move>,
+        (tt_move, tt_extension): (Option<G::Move>, i32),
     ) -> Option<(i32, Option<G::Move>, Bound)> {
         let root = ply == 0;
         let pv_node = beta - alpha > 1;
@@ -385,8 +472,12 @@ impl<G: Game> Worker<G> {
         let mut best_move = None;
         let mut searched = 0usize;
         let mut skip_quiets = false;
+        let excluded = self.frames[ply].excluded;
         for i in 0..keys.len() {
             let (key, mv) = pick_best(&mut keys, i);
+            if Some(mv) == excluded {
+                continue;
+            }
             let code = G::move_code(mv);
             let quiet = !position.is_noisy(mv);
             let special = key >= COUNTER_KEY && key != TT_MOVE_KEY;
@@ -408,11 +499,12 @@ impl<G: Game> Worker<G> {
             let nodes_before = self.nodes;
             let history = code.map_or(0, |c| self.history.score(side.index(), c, previous));
             let reduction = self.reduction(ctx, depth, searched, pv_node, special, quiet, history);
+            let extension = if key == TT_MOVE_KEY { tt_extension } else { 0 };
             let score = self.search_one(
                 ctx,
                 &child,
                 same_side,
-                depth - 1,
+                depth - 1 + extension,
                 reduction,
                 ply,
                 (alpha, beta),
