@@ -297,27 +297,31 @@ impl EngineOptions {
     }
 }
 
+/// `EvalFile`: loads a network file into `networks` for the game it
+/// names, replacing that game's embedded network (and any file loaded
+/// before for it); `<embedded>` or an empty value empties `networks`, so
+/// the embedded networks apply again. A file that cannot be read, is not a
+/// network or does not fit its game is refused and nothing changes.
+pub fn load_eval_file(value: &str, networks: &mut Vec<Arc<Network>>) -> Result<(), String> {
+    if value.is_empty() || value == EMBEDDED_NETWORK || value == "<empty>" {
+        networks.clear();
+        return Ok(());
+    }
+    let bytes =
+        std::fs::read(value).map_err(|e| format!("EvalFile '{value}': cannot read it: {e}"))?;
+    let network = Network::from_bytes(&bytes).map_err(|e| format!("EvalFile '{value}': {e}"))?;
+    visit_game(network.game(), FitCheck(&network))
+        .and_then(|fits| fits)
+        .map_err(|e| format!("EvalFile '{value}': {e}"))?;
+    networks.retain(|n| n.game() != network.game());
+    networks.push(Arc::new(network));
+    Ok(())
+}
+
 impl EngineOptions {
-    /// `EvalFile`: loads a network file for the game it names, replacing
-    /// that game's embedded network (and any file loaded before for it);
-    /// `<embedded>` or an empty value goes back to the embedded networks.
-    /// A file that cannot be read, is not a network or does not fit its
-    /// game is refused and nothing changes.
+    /// `EvalFile` (see [`load_eval_file`]).
     fn set_eval_file(&mut self, value: &str) -> Result<(), String> {
-        if value.is_empty() || value == EMBEDDED_NETWORK || value == "<empty>" {
-            self.eval_files.clear();
-            return Ok(());
-        }
-        let bytes =
-            std::fs::read(value).map_err(|e| format!("EvalFile '{value}': cannot read it: {e}"))?;
-        let network =
-            Network::from_bytes(&bytes).map_err(|e| format!("EvalFile '{value}': {e}"))?;
-        visit_game(network.game(), FitCheck(&network))
-            .and_then(|fits| fits)
-            .map_err(|e| format!("EvalFile '{value}': {e}"))?;
-        self.eval_files.retain(|n| n.game() != network.game());
-        self.eval_files.push(Arc::new(network));
-        Ok(())
+        load_eval_file(value, &mut self.eval_files)
     }
 
     /// The network alpha-beta evaluates game `G` with: none for `Eval

@@ -241,15 +241,7 @@ fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String>
                 _ => return Err(format!("secrets must be auto or random, not '{value}'")),
             }
         }
-        "evalfile" => {
-            let mut options = EngineOptions {
-                eval_files: std::mem::take(&mut spec.eval_files),
-                ..EngineOptions::default()
-            };
-            let loaded = options.set("EvalFile", value).map(|_| ());
-            spec.eval_files = options.eval_files;
-            loaded?;
-        }
+        "evalfile" => crate::protocol::options::load_eval_file(value, &mut spec.eval_files)?,
         _ => {
             return Err(format!(
                 "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, eval, evalfile, hidden, samples, secrets, player, name)"
