@@ -449,6 +449,37 @@ fn evaluation_sees_chips_and_threats() {
     assert!(threat.evaluate() > calm.evaluate() + 100);
 }
 
+/// The tempo is consistent across `end`: on a board with no threats, a
+/// side that has made every placement it may scores the position as the
+/// opponent, to move with a fresh turn, scores it negated. (Counting only
+/// the placements left, an `end` cost a whole turn of the opponent's
+/// placements, and the search put it off at its horizon.)
+#[test]
+fn ending_a_spent_turn_changes_no_score() {
+    let cells = [(10, 'x'), (11, 'x'), (45, 'o'), (53, 'o')];
+    for team in 1..=3u8 {
+        let full = budget(team, 9);
+        let counters = format!("{}/{}/{}/0", full.place, full.moves, full.land);
+        let fen = format!("{} x 9 {counters} 0", board(8, &cells));
+        let spent = pos_team(&fen, team);
+        let mut passed = spent.clone();
+        play(&mut passed, "end");
+        assert_eq!(passed.side_to_move(), Player::O);
+        assert_eq!(
+            spent.evaluate(),
+            -passed.evaluate(),
+            "team {team}: {fen} and after end"
+        );
+        // Each placement still to make is worth the same, before and after.
+        let fresh = pos_team(&format!("{} x 9 0/0/0/0 0", board(8, &cells)), team);
+        assert_eq!(
+            fresh.evaluate() - spent.evaluate(),
+            90 * full.place as i32,
+            "team {team}"
+        );
+    }
+}
+
 #[test]
 fn random_play_invariants() {
     // Team 1 positions have thousands of landings each, which the harness

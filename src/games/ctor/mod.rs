@@ -325,6 +325,8 @@ impl Geometry {
     }
 }
 
+/// Evaluation of one placement still to make in the turn.
+const PLACEMENT_VALUE: i32 = 90;
 const GEOMETRY_8: Geometry = Geometry::new(8);
 const GEOMETRY_10: Geometry = Geometry::new(10);
 
@@ -668,6 +670,21 @@ impl Ctor {
         }
     }
 
+    /// What the rest of this turn and the opponent's next turn are worth
+    /// to the side to move: its placements left, minus half of the
+    /// opponent's next placements. Counting only our own placements left
+    /// made every `end` look like a loss of the opponent's whole next turn
+    /// (−180 on 8×8, team 1), so the search put `end` off with useless
+    /// operations at its horizon and its scores swung by a turn's worth
+    /// from one depth to the next. With half of the next turn taken off,
+    /// an `end` with nothing left to place changes the score by nothing
+    /// once the budgets stop changing (after the opening ramp).
+    fn tempo(&self) -> i32 {
+        let left = self.budget().place.saturating_sub(self.placed) as i32;
+        let next = budget(self.team, self.turn + 1).place as i32;
+        PLACEMENT_VALUE * left - PLACEMENT_VALUE * next / 2
+    }
+
     /// Under the expectation model, the expected value of both sides'
     /// substitutions for the side to move: those credited, and those open
     /// on the squares chosen and not yet answered.
@@ -998,14 +1015,13 @@ impl Game for Ctor {
         // Empty squares deep in my area: an enemy chip placed there is
         // (nearly) replaceable at once, so they are safe territory for me.
         let hot = (my4 & self.empties()).count_ones() as i32;
-        let b = self.budget();
-        let placements_left = b.place.saturating_sub(self.placed) as i32;
-        let score = 100 * (mine.count_ones() as i32 - yours.count_ones() as i32) + 180 * take_now
+        let score = self.tempo()
+            + 100 * (mine.count_ones() as i32 - yours.count_ones() as i32)
+            + 180 * take_now
             - 110 * lose_next
             + 25 * near_take
             - 35 * near_lose
             + 3 * hot
-            + 90 * placements_left
             + self.risk_term();
         score.clamp(-15_000, 15_000)
     }
