@@ -449,6 +449,22 @@ fn evaluation_sees_chips_and_threats() {
     assert!(threat.evaluate() > calm.evaluate() + 100);
 }
 
+/// An enemy chip one short of replacement, beside an empty square, counts
+/// as nearly taken while a placement is left in the turn (one placement
+/// completes it), and only as a threat once none is left.
+#[test]
+fn a_near_take_counts_while_a_placement_is_left() {
+    let x_around_corner = [(64, 'x'), (57, 'x'), (8, 'x'), (16, 'x')];
+    let with_o_at = |o: usize, counters: &str| {
+        let mut cells = x_around_corner.to_vec();
+        cells.push((o, 'o'));
+        pos(&format!("{} x 9 {counters} 0", board(8, &cells)))
+    };
+    let gain = |o: usize| with_o_at(o, "0/0/0/0").evaluate() - with_o_at(o, "2/2/1/0").evaluate();
+    // Square 1 has the four x chips around it (and empty squares), 36 none.
+    assert_eq!(gain(1), gain(36) + 120);
+}
+
 /// The tempo is consistent across `end`: on a board with no threats, a
 /// side that has made every placement it may scores the position as the
 /// opponent, to move with a fresh turn, scores it negated. (Counting only
