@@ -669,3 +669,32 @@ fn the_embedded_network_loads_and_judges_material() {
         "ahead {ahead}, behind {behind}"
     );
 }
+
+/// With helper threads the move played is the deepest completed
+/// iteration's (the main thread's or a helper's), and the last `info`
+/// report is that iteration: its depth, score and first move are the
+/// result's, and a depth limit is never passed.
+#[test]
+fn several_threads_answer_with_their_deepest_completed_iteration() {
+    use agon::search::Limits;
+    use agon::search::alphabeta::AlphaBeta;
+    let position = Ataxx::from_fen("x5o/7/3x3/7/7/6x/1o4x o 2 3", &standard()).unwrap();
+    let state = GameState::new(position.clone());
+    for threads in [2, 3] {
+        for depth in [4, 7] {
+            let mut search = AlphaBeta::<Ataxx>::new(8).unwrap();
+            search.set_threads(threads);
+            let mut reports = Vec::new();
+            let result = search.search(&state, &Limits::depth(depth), &mut |r| {
+                reports.push(r.clone())
+            });
+            let last = reports.last().expect("at least one report");
+            let best = result.best.expect("a move");
+            assert!(position.is_legal(best));
+            assert_eq!(result.depth, depth, "{threads} threads");
+            assert_eq!(last.depth, result.depth);
+            assert_eq!(last.score, result.score);
+            assert_eq!(last.pv.first(), Some(&position.move_to_string(best)));
+        }
+    }
+}

@@ -7,8 +7,10 @@
 //!   cooperate only through the shared lock-free transposition table
 //!   ([`crate::search::tt`]), where each thread finds what the others
 //!   proved. Helpers start at staggered depths so that they do not all
-//!   search the same tree in step. The main thread alone reports, keeps the
-//!   clock and chooses the move; when it stops, the helpers stop.
+//!   search the same tree in step. The main thread alone reports and
+//!   keeps the clock; when it stops, the helpers stop, and if one of them
+//!   completed a deeper iteration than the main thread, its move is played
+//!   (and its line reported last), since it has seen more.
 //! - With one thread no helper exists and the search is deterministic.
 //! - Scaling: threads share nothing but the table (plain relaxed loads and
 //!   stores, no lock, no read-modify-write), the node counter (one atomic
@@ -135,22 +137,77 @@ impl<G: Game> AlphaBeta<G> {
             network: self.network.as_deref(),
         };
         let (main, helpers) = self.workers.split_first_mut().expect("one worker");
-        std::thread::scope(|scope| {
-            for (index, helper) in helpers.iter_mut().enumerate() {
-                let ctx = context(false);
-                scope.spawn(move || {
-                    iterate(helper, &ctx, state, None, index + 1);
-                });
-            }
+        let (mut result, helper_results) = std::thread::scope(|scope| {
+            let handles: Vec<_> = helpers
+                .iter_mut()
+                .enumerate()
+                .map(|(index, helper)| {
+                    let ctx = context(false);
+                    scope.spawn(move || iterate(helper, &ctx, state, None, index + 1))
+                })
+                .collect();
             let ctx = context(true);
-            let mut result = iterate(main, &ctx, state, Some(report), 0);
+            let result = iterate(main, &ctx, state, Some(&mut *report), 0);
             finished.store(true, Ordering::Relaxed);
-            if result.best.is_none() {
-                result.best = Some(first);
-            }
-            result
-        })
+            let helper_results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+            (result, helper_results)
+        });
+        let deeper = helper_results
+            .iter()
+            .enumerate()
+            .filter_map(|(index, r)| r.as_ref().ok().map(|r| (index, r)))
+            .filter(|(_, r)| r.best.is_some() && r.depth > result.depth)
+            .max_by_key(|(_, r)| r.depth);
+        if let Some((index, helper)) = deeper {
+            // A helper finished a deeper iteration than the main thread:
+            // its move has seen more (lazy SMP's "best thread").
+            result.best = helper.best;
+            result.score = helper.score;
+            result.depth = helper.depth;
+            report(&completed_report(
+                &helpers[index],
+                &state.position,
+                helper,
+                total_nodes.load(Ordering::Relaxed),
+                limits,
+            ));
+        }
+        if result.best.is_none() {
+            result.best = Some(first);
+        }
+        result
     }
+}
+
+/// The report of a helper's last completed iteration.
+fn completed_report<G: Game>(
+    worker: &Worker<G>,
+    root: &G,
+    result: &SearchResult<G::Move>,
+    nodes: u64,
+    limits: &Limits,
+) -> Report {
+    let (pv, seldepth) = worker.completed_iteration();
+    Report {
+        depth: result.depth,
+        seldepth: seldepth.max(result.depth),
+        score: result.score,
+        nodes,
+        elapsed: limits.elapsed(),
+        pv: pv_text(root, pv),
+    }
+}
+
+/// A line of moves from `root` as move strings.
+fn pv_text<G: Game>(root: &G, line: &[G::Move]) -> Vec<String> {
+    let mut position = root.clone();
+    line.iter()
+        .map(|&mv| {
+            let text = position.move_to_string(mv);
+            position.play(mv);
+            text
+        })
+        .collect()
 }
 
 /// What the main thread keeps between iterations to manage its time.
@@ -188,7 +245,7 @@ fn iterate<G: Game>(
     let mut depth = 1;
     while depth <= max_depth {
         let search_depth = if helper % 2 == 1 && depth > 2 {
-            (depth + 1).min(MAX_DEPTH)
+            (depth + 1).min(max_depth)
         } else {
             depth
         };
@@ -212,6 +269,9 @@ fn iterate<G: Game>(
         result.best = worker.root_best.map(|(m, _)| m).or(result.best);
         result.score = score;
         result.depth = search_depth;
+        if !ctx.main {
+            worker.keep_completed_iteration();
+        }
         if let Some(report) = report.as_deref_mut() {
             worker.flush_nodes(ctx);
             report(&make_report(
@@ -334,16 +394,7 @@ fn make_report<G: Game>(
     depth: u32,
     score: i32,
 ) -> Report {
-    let mut position = root.clone();
-    let pv = worker
-        .root_pv()
-        .iter()
-        .map(|&mv| {
-            let text = position.move_to_string(mv);
-            position.play(mv);
-            text
-        })
-        .collect();
+    let pv = pv_text(root, worker.root_pv());
     Report {
         depth,
         seldepth: worker.seldepth.max(depth),

@@ -128,6 +128,10 @@ pub struct Worker<G: Game> {
     pub root_depth: i32,
     /// Scratch list of a position's network inputs.
     inputs: Vec<u16>,
+    /// A helper's principal variation of its last completed iteration.
+    completed_pv: Vec<G::Move>,
+    /// The selective depth of that iteration.
+    completed_seldepth: u32,
 }
 
 impl<G: Game> Default for Worker<G> {
@@ -146,6 +150,8 @@ impl<G: Game> Default for Worker<G> {
             null_free_below: 0,
             root_depth: 0,
             inputs: Vec::new(),
+            completed_pv: Vec::new(),
+            completed_seldepth: 0,
         }
     }
 }
@@ -166,11 +172,26 @@ impl<G: Game> Worker<G> {
         self.aborted = false;
         self.root_nodes.clear();
         self.null_free_below = 0;
+        self.completed_pv.clear();
     }
 
     /// The principal variation of the last root search.
     pub fn root_pv(&self) -> &[G::Move] {
         &self.frames[0].pv
+    }
+
+    /// The principal variation and selective depth kept by
+    /// [`Worker::keep_completed_iteration`].
+    pub fn completed_iteration(&self) -> (&[G::Move], u32) {
+        (&self.completed_pv, self.completed_seldepth)
+    }
+
+    /// Keeps the principal variation and selective depth of the iteration
+    /// just completed (a helper's, which the main thread may adopt).
+    pub fn keep_completed_iteration(&mut self) {
+        self.completed_pv.clear();
+        self.completed_pv.extend_from_slice(&self.frames[0].pv);
+        self.completed_seldepth = self.seldepth;
     }
 
     /// Adds this thread's unreported nodes to the shared count.
