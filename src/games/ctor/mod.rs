@@ -679,14 +679,9 @@ impl Ctor {
     /// from one depth to the next. With half of the next turn taken off,
     /// an `end` with nothing left to place changes the score by nothing
     /// once the budgets stop changing (after the opening ramp).
-    fn tempo(&self) -> i32 {
+    fn tempo(&self, placements_left: i32) -> i32 {
         let next = budget(self.team, self.turn + 1).place as i32;
-        PLACEMENT_VALUE * self.placements_left() - PLACEMENT_VALUE * next / 2
-    }
-
-    /// Placements the side to move may still make in this turn.
-    fn placements_left(&self) -> i32 {
-        self.budget().place.saturating_sub(self.placed) as i32
+        PLACEMENT_VALUE * placements_left - PLACEMENT_VALUE * next / 2
     }
 
     /// Under the expectation model, the expected value of both sides'
@@ -1018,13 +1013,15 @@ impl Game for Ctor {
         let near_lose = (your4 & !your5 & mine).count_ones() as i32;
         // Empty squares deep in my area: an enemy chip placed there is
         // (nearly) replaceable at once, so they are safe territory for me.
-        let hot = (my4 & self.empties()).count_ones() as i32;
+        let empties = self.empties();
+        let hot = (my4 & empties).count_ones() as i32;
         // Of those one chip short, the ones next to an empty square fall
         // to a placement still to make in this turn (one each at most).
-        let beside_empty = g.images(self.empties()).iter().fold(0, |all, &b| all | b);
+        let beside_empty = g.images(empties).iter().fold(0, |all, &b| all | b);
         let near_takes_in_reach = (my4 & !my5 & yours & beside_empty).count_ones() as i32;
-        let takes_by_placing = near_takes_in_reach.min(self.placements_left());
-        let score = self.tempo()
+        let placements_left = self.budget().place.saturating_sub(self.placed) as i32;
+        let takes_by_placing = near_takes_in_reach.min(placements_left);
+        let score = self.tempo(placements_left)
             + 100 * (mine.count_ones() as i32 - yours.count_ones() as i32)
             + 180 * take_now
             - 110 * lose_next
