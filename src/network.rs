@@ -44,9 +44,14 @@ pub const MAGIC: &[u8; 8] = b"AGONNET1";
 pub const QA: i32 = 255;
 /// Scale of the output weights.
 pub const QB: i32 = 64;
-/// Largest hidden layer. With weights clipped to ±127 (±1.98 × [`QB`]) the
-/// output sum `Σ clamp(acc)² × w` stays below `256 × 255² × 127 < 2³¹`.
+/// Largest hidden layer. With output weights of at most
+/// [`MAX_OUTPUT_WEIGHT`] the output sum `Σ clamp(acc)² × w` stays below
+/// `256 × 255² × 127 < 2³¹`.
 pub const MAX_HIDDEN: usize = 256;
+/// Largest output weight (±1.98 × [`QB`]): an activation (at most [`QA`])
+/// times a weight then fits an `i16`, which halves the output layer's
+/// multiplications (see [`Network::evaluate_portable`]).
+pub const MAX_OUTPUT_WEIGHT: u16 = 127;
 /// Largest input count a file may declare.
 pub const MAX_INPUTS: usize = 1 << 16;
 
@@ -113,6 +118,15 @@ impl Network {
             || parts.output_weights.len() != parts.hidden
         {
             return Err("network: layer sizes do not match inputs × hidden".into());
+        }
+        if let Some(w) = parts
+            .output_weights
+            .iter()
+            .find(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT)
+        {
+            return Err(format!(
+                "network: output weight {w} (at most ±{MAX_OUTPUT_WEIGHT})"
+            ));
         }
         Ok(Network {
             game: parts.game,
@@ -299,8 +313,12 @@ impl Network {
         }
         let mut sum = 0i32;
         for (&a, &w) in acc.iter().zip(&self.output_weights[start..start + W]) {
-            let clipped = i32::from(a.clamp(0, QA as i16));
-            sum = sum.wrapping_add(clipped * clipped * i32::from(w));
+            // clipped × w fits an i16 (255 × 127); multiplying that by
+            // clipped again into i32 is the multiply-add of 16-bit pairs
+            // the vector units have.
+            let clipped = a.clamp(0, QA as i16);
+            let weighted = clipped.wrapping_mul(w);
+            sum = sum.wrapping_add(i32::from(weighted) * i32::from(clipped));
         }
         sum
     }

@@ -346,6 +346,29 @@ fn damaged_network_files_are_refused() {
     }
 }
 
+/// An output weight past ±127 would overflow the `i16` product of an
+/// activation and a weight that inference relies on: such a file is refused.
+#[test]
+fn output_weights_past_the_limit_are_refused() {
+    for weight in [128, -128, i16::MAX, i16::MIN] {
+        let mut parts = tiny_parts();
+        parts.output_weights[1] = weight;
+        let error = Network::from_parts(parts).unwrap_err();
+        assert!(error.contains("output weight"), "{error}");
+    }
+    // At the limit, with every activation clipped to QA: the integer sum
+    // is exact.
+    let mut parts = tiny_parts();
+    parts.hidden_bias = vec![QA as i16 + 10; 3];
+    parts.input_weights.fill(0);
+    parts.output_weights = vec![127, -127, 127];
+    parts.output_bias = 0;
+    let network = Network::from_parts(parts).expect("weights at the limit");
+    let sum = 127 * QA * QA;
+    let expected = (i64::from(sum / QA) * 400 / i64::from(QA * QB)) as i32;
+    assert_eq!(network.evaluate(&[]), expected);
+}
+
 #[test]
 fn foreign_files_are_refused() {
     let mut other_version = tiny_network().to_bytes();

@@ -174,29 +174,30 @@ const BLOCKER_INPUTS: usize = WINDOWS * WINDOW_STATES;
 const NETWORK_INPUTS: usize = BLOCKER_INPUTS + SQUARES;
 /// The network shipped for Ataxx (how it was made: `networks/README.md`).
 static ATAXX_NETWORK: &[u8] = include_bytes!("../../networks/ataxx.net");
-/// A window's state (base-3 digits: 0 empty, 1 ours, 2 theirs, lower-left
-/// square lowest) from its 4 bits of ours and, shifted by 4, of theirs.
-static WINDOW_STATE: [u16; 256] = window_states();
-
-const fn window_states() -> [u16; 256] {
-    let mut table = [0u16; 256];
-    let mut index = 0;
-    while index < 256 {
-        let (ours, theirs) = (index & 15, index >> 4);
-        let (mut state, mut power, mut bit) = (0, 1, 0);
-        while bit < 4 {
-            if ours >> bit & 1 == 1 {
-                state += power;
-            } else if theirs >> bit & 1 == 1 {
-                state += 2 * power;
-            }
-            power *= 3;
-            bit += 1;
+/// A row's seven squares spread one per byte: byte `f` of `SPREAD[bits]`
+/// is bit `f` of `bits`.
+static SPREAD: [u64; 128] = {
+    let mut table = [0u64; 128];
+    let mut bits = 0;
+    while bits < 128 {
+        let mut file = 0;
+        while file < SIZE {
+            table[bits] |= ((bits >> file) as u64 & 1) << (8 * file);
+            file += 1;
         }
-        table[index] = state as u16;
-        index += 1;
+        bits += 1;
     }
     table
+};
+
+/// The base-3 digit pairs of one row, one per byte: byte `f` is
+/// `d(f) + 3 d(f + 1)`, where a square's digit is 0 empty, 1 ours, 2
+/// theirs (bytes 0–5 are the six pairs; at most 8 each).
+#[inline]
+fn row_pairs(us: u64, them: u64, rank: usize) -> u64 {
+    let row = |bb: u64| SPREAD[((bb >> (rank * SIZE)) & 0x7F) as usize];
+    let digits = row(us) + 2 * row(them);
+    digits + 3 * (digits >> 8)
 }
 
 /// The rule set (`Rules` option).
@@ -906,16 +907,22 @@ impl Game for Ataxx {
     fn active_inputs(&self, active: &mut Vec<u16>) {
         let us = self.pieces[self.side.index()];
         let them = self.pieces[self.side.other().index()];
-        // Two adjacent squares of a row and the two above them, as 4 bits.
-        let quad = |bb: u64, low: usize| ((bb >> low) & 3) | (((bb >> (low + SIZE)) & 3) << 2);
+        // A 2×2 window's state is its lower row's pair plus 9 times its
+        // upper row's (base-3 digits, lower-left square lowest): six
+        // windows at once, one per byte, at most 80 each.
+        let mut windows = [0u16; WINDOWS];
+        let mut lower = row_pairs(us, them, 0);
         for rank in 0..WINDOW_SIDE {
+            let upper = row_pairs(us, them, rank + 1);
+            let states = lower + 9 * upper;
             for file in 0..WINDOW_SIDE {
-                let low = rank * SIZE + file;
-                let state = WINDOW_STATE[(quad(us, low) | (quad(them, low) << 4)) as usize];
+                let state = (states >> (8 * file)) & 0xFF;
                 let window = rank * WINDOW_SIDE + file;
-                active.push((window * WINDOW_STATES) as u16 + state);
+                windows[window] = (window * WINDOW_STATES) as u16 + state as u16;
             }
+            lower = upper;
         }
+        active.extend_from_slice(&windows);
         active.extend(squares(self.blockers).map(|sq| (BLOCKER_INPUTS + sq) as u16));
     }
 
