@@ -415,6 +415,7 @@ fn agon_plays_itself_as_an_external_engine() {
 fn sprt_stops_a_one_sided_match_early() {
     let mut config = nim_match("agon", "agon:player=random", 200);
     config.sprt = Some(Sprt::parse("0,50", 0.05, 0.05).expect("valid"));
+    config.report_every = 2;
     let (report, lines) = play(&config);
     assert!(report.score.games() < 200, "{lines:?}");
     let last = lines.last().expect("an SPRT line");
@@ -422,6 +423,20 @@ fn sprt_stops_a_one_sided_match_early() {
         last.starts_with("SPRT: llr ") && last.ends_with("H1 was accepted"),
         "{last}"
     );
+    // The running reports carry the undecided test's state, as
+    // cutechess-cli prints it, after each pentanomial line.
+    let sprt_lines: Vec<&String> = lines.iter().filter(|l| l.starts_with("SPRT: ")).collect();
+    let running = &sprt_lines[..sprt_lines.len() - 1];
+    assert!(!running.is_empty(), "{lines:?}");
+    assert!(
+        running.iter().all(|l| !l.contains("accepted")),
+        "{running:?}"
+    );
+    for (at, line) in lines.iter().enumerate() {
+        if line.starts_with("SPRT: ") && at + 1 < lines.len() {
+            assert!(lines[at - 1].starts_with("Ptnml(0-2)"), "{lines:?}");
+        }
+    }
 }
 
 #[test]

@@ -492,8 +492,9 @@ impl<'a, G: Game> MatchRun<'a, G> {
     }
 
     /// The lines printed as games finish: each game with `--verbose` or
-    /// without a progress bar, and there also the running score every
-    /// `report_every` games, as cutechess-cli prints them.
+    /// without a progress bar, and there also the running score (and the
+    /// SPRT's state) every `report_every` games, as cutechess-cli prints
+    /// them.
     fn commentary(
         &self,
         out: &mut dyn Write,
@@ -507,8 +508,9 @@ impl<'a, G: Game> MatchRun<'a, G> {
         }
         let every = self.config.report_every;
         let games = tally.results.score().games() as usize;
-        // The last game's score is the summary that follows.
-        let last = games == tally.planned;
+        // The last game's score (or the deciding one's) is the summary
+        // that follows.
+        let last = games == tally.planned || tally.decided();
         if !quiet_terminal && every > 0 && games.is_multiple_of(every) && !last {
             let score = tally.results.score();
             writeln!(
@@ -519,6 +521,9 @@ impl<'a, G: Game> MatchRun<'a, G> {
             writeln!(out, "{}", elo_line(&score))?;
             if let Some(line) = tally.results.pentanomial().line() {
                 writeln!(out, "{line}")?;
+            }
+            if let Some(status) = tally.status() {
+                writeln!(out, "{}", status.line())?;
             }
         }
         out.flush()
@@ -573,14 +578,18 @@ impl Tally {
 
     fn progress_text(&self) -> String {
         let s = self.results.score();
-        format!(
+        let mut text = format!(
             "{}-{}-{} [{}] Elo {}",
             s.wins,
             s.losses,
             s.draws,
             stats::fixed(s.mean(), 3),
             stats::fixed(s.elo(), 1)
-        )
+        );
+        if let Some(status) = self.status() {
+            text.push_str(&format!(" LLR {}", stats::fixed(status.llr, 2)));
+        }
+        text
     }
 
     fn all_records(&mut self) -> Vec<GameRecord> {
