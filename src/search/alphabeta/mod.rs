@@ -219,8 +219,9 @@ struct TimeState<M> {
 
 /// One thread's iterative deepening. The main thread (`report` given)
 /// decides when to stop; a helper with number `helper` > 0 searches until
-/// the main thread finishes, one ply deeper on every other iteration for
-/// odd numbers.
+/// the main thread finishes. Odd-numbered helpers search one ply deeper
+/// than their iteration count from the third iteration on (so with two
+/// threads the helper is always one ply ahead of the main thread).
 fn iterate<G: Game>(
     worker: &mut Worker<G>,
     ctx: &Context,
