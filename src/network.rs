@@ -27,7 +27,7 @@
 //! | 4 | output scale (i32): evaluation units per unit of float output |
 //! | 2 × inputs × hidden | first-layer weights (i16), one row per input |
 //! | 2 × hidden | hidden biases (i16) |
-//! | 2 × hidden | output weights (i16) |
+//! | 2 × hidden | output weights (i16, at most ±127: [`MAX_OUTPUT_WEIGHT`]) |
 //! | 4 | output bias (i32, scaled by `QA × QB`) |
 //! | 8 | FNV-1a 64 hash of every byte before it |
 //!
