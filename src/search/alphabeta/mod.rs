@@ -6,28 +6,37 @@
 //! - Every thread runs its own iterative deepening over the same root; they
 //!   cooperate only through the shared lock-free transposition table
 //!   ([`crate::search::tt`]), where each thread finds what the others
-//!   proved. Helpers start at staggered depths so that they do not all
-//!   search the same tree in step. The main thread alone reports and
-//!   keeps the clock; when it stops, the helpers stop, and if one of them
-//!   completed a deeper iteration than the main thread, its move is played
-//!   (and its line reported last), since it has seen more.
-//! - With one thread no helper exists and the search is deterministic.
+//!   proved, and a small table of the positions in progress
+//!   ([`in_progress`]): a thread defers a move another thread is already
+//!   searching, so that two threads at one node split its moves instead of
+//!   searching them in step. Helpers also start at staggered depths. The
+//!   main thread alone reports and keeps the clock; when it stops, the
+//!   helpers stop, and if one of them completed a deeper iteration than
+//!   the main thread, its move is played (and its line reported last),
+//!   since it has seen more.
+//! - With one thread no helper exists, no position is marked in progress,
+//!   and the search is deterministic.
 //! - Scaling: threads share nothing but the table (plain relaxed loads and
-//!   stores, no lock, no read-modify-write), the node counter (one atomic
-//!   add per 256 nodes) and two flags that are only read. History, killers,
+//!   stores, no lock, no read-modify-write), the in-progress table (a load,
+//!   a store and a compare-exchange per move searched with 3 or more plies
+//!   left: a small fraction of the nodes), the node counter (one atomic add
+//!   per 256 nodes) and two flags that are only read. History, killers,
 //!   move lists and the path are per thread, and each thread allocates its
 //!   own ~3 MiB of history tables. At 16 or 64 threads the limits are
 //!   memory bandwidth and table capacity (every thread writes every node
-//!   it searches, so `Hash` should grow with the thread count), and the
-//!   staggering: with only "odd helpers one ply deeper" many threads search
-//!   the same two depths, which still pays through the table but with
-//!   diminishing returns.
+//!   it searches, so `Hash` should grow with the thread count); the
+//!   in-progress slots of the moves near the root, which every thread
+//!   marks, become contended cache lines, and its 16,384 slots start to
+//!   collide (a collision only costs a duplicated subtree). The staggering
+//!   (odd helpers one ply deeper) matters less once deferral spreads the
+//!   threads over the moves.
 //! - Time: with a clock (an adaptive budget), the main thread ends after an
 //!   iteration once the elapsed time passes a share of the planned time,
 //!   scaled up when the best move changes or the score drops, and down when
 //!   the best move is stable and took most of the nodes.
 
 pub mod history;
+pub mod in_progress;
 pub mod node;
 
 use crate::game::{Game, GameState};
@@ -35,6 +44,7 @@ use crate::network::Network;
 use crate::search::tt::TranspositionTable;
 use crate::search::tuning::{ReductionTable, SearchTuning};
 use crate::search::{INFINITY, Limits, MATE, Report, SearchResult, is_proven};
+use in_progress::InProgress;
 use node::{Context, Worker};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -126,6 +136,8 @@ impl<G: Game> AlphaBeta<G> {
         };
         let finished = AtomicBool::new(false);
         let total_nodes = AtomicU64::new(0);
+        // Only worth its traffic when another thread can be on a position.
+        let in_progress = (self.workers.len() > 1).then(InProgress::default);
         let context = |main| Context {
             tt: &self.tt,
             limits,
@@ -135,6 +147,7 @@ impl<G: Game> AlphaBeta<G> {
             total_nodes: &total_nodes,
             main,
             network: self.network.as_deref(),
+            in_progress: in_progress.as_ref(),
         };
         let (main, helpers) = self.workers.split_first_mut().expect("one worker");
         let (mut result, helper_results) = std::thread::scope(|scope| {

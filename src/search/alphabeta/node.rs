@@ -12,6 +12,7 @@
 //! skipped once a non-losing score is in hand.
 
 use super::history::{HISTORY_MAX, History};
+use super::in_progress::InProgress;
 use crate::game::{Game, Outcome, Player};
 use crate::network::Network;
 use crate::search::tt::{Bound, StoreArgs, TranspositionTable};
@@ -32,6 +33,9 @@ const KILLER_KEY: i64 = 1 << 40;
 const COUNTER_KEY: i64 = 1 << 39;
 /// Weight of the game's move hint against history scores when ordering.
 const HINT_WEIGHT: i64 = 64;
+/// Remaining depth from which a node's moves are marked while searched and
+/// a move another thread is searching is deferred (see [`InProgress`]).
+pub const DEFER_MIN_DEPTH: i32 = 3;
 
 /// What every thread of one search shares.
 pub struct Context<'a> {
@@ -51,6 +55,8 @@ pub struct Context<'a> {
     pub main: bool,
     /// The learned evaluation, `None` for the game's classic one.
     pub network: Option<&'a Network>,
+    /// Positions other threads are searching (`None` with one thread).
+    pub in_progress: Option<&'a InProgress>,
 }
 
 impl Context<'_> {
@@ -78,6 +84,8 @@ struct Frame<M> {
     moves: Vec<M>,
     keys: Vec<(i64, M)>,
     quiets_tried: Vec<u32>,
+    /// Moves put back because another thread was searching them.
+    deferred: Vec<(i64, M)>,
     pv: Vec<M>,
     /// Code of the move played from this ply (`None`: a null move or none).
     played: Option<u32>,
@@ -93,6 +101,7 @@ impl<M> Default for Frame<M> {
             moves: Vec::new(),
             keys: Vec::new(),
             quiets_tried: Vec::new(),
+            deferred: Vec::new(),
             pv: Vec::new(),
             played: None,
             null: false,
@@ -494,8 +503,23 @@ impl<G: Game> Worker<G> {
         let mut searched = 0usize;
         let mut skip_quiets = false;
         let excluded = self.frames[ply].excluded;
-        for i in 0..keys.len() {
-            let (key, mv) = pick_best(&mut keys, i);
+        let in_progress = ctx.in_progress.filter(|_| depth >= DEFER_MIN_DEPTH);
+        let mut deferred = std::mem::take(&mut self.frames[ply].deferred);
+        deferred.clear();
+        let (mut next, mut next_deferred) = (0, 0);
+        loop {
+            // Every move in key order, then the deferred ones in the order
+            // they were put back.
+            let (key, mv, second_look) = if next < keys.len() {
+                next += 1;
+                let (key, mv) = pick_best(&mut keys, next - 1);
+                (key, mv, false)
+            } else if let Some(&(key, mv)) = deferred.get(next_deferred) {
+                next_deferred += 1;
+                (key, mv, true)
+            } else {
+                break;
+            };
             if Some(mv) == excluded {
                 continue;
             }
@@ -512,7 +536,15 @@ impl<G: Game> Worker<G> {
             }
             let mut child = position.clone();
             child.play(mv);
-            ctx.tt.prefetch(child.hash());
+            let child_key = child.hash();
+            ctx.tt.prefetch(child_key);
+            if let Some(table) = in_progress {
+                if !second_look && searched > 0 && table.is_busy(child_key) {
+                    deferred.push((key, mv));
+                    continue;
+                }
+                table.enter(child_key);
+            }
             let same_side = child.side_to_move() == side;
             let pushed = child.repetition_key().map(|k| self.keys.push(k)).is_some();
             self.frames[ply].played = code;
@@ -533,6 +565,9 @@ impl<G: Game> Worker<G> {
             );
             if pushed {
                 self.keys.pop();
+            }
+            if let Some(table) = in_progress {
+                table.leave(child_key);
             }
             if self.aborted {
                 break;
@@ -564,6 +599,7 @@ impl<G: Game> Worker<G> {
         self.frames[ply].moves = moves;
         self.frames[ply].keys = keys;
         self.frames[ply].quiets_tried = quiets_tried;
+        self.frames[ply].deferred = deferred;
         if self.aborted {
             return None;
         }
