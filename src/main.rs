@@ -4,6 +4,7 @@ use agon::game::Game;
 use agon::games::{GameVisitor, visit_game};
 use agon::protocol::{self, output::Output};
 use agon::tools::analyse;
+use agon::tools::matches::adjudication::{Adjudication, DrawRule, ResignRule};
 use agon::tools::matches::{self, MatchConfig, TimeControl, spec::PlayerSpec, stats::Sprt};
 use agon::tools::{self, perft};
 use clap::{Args, Parser, Subcommand};
@@ -280,6 +281,17 @@ struct MatchArgs {
     /// games that count (Ataxx, Dots and Boxes, CTOR), else a draw.
     #[arg(long)]
     max_plies: Option<u32>,
+    /// Adjudicate a loss by score, as cutechess-cli: `movecount=COUNT
+    /// score=SCORE [twosided=true]` — a side whose engine scores -SCORE or
+    /// worse for COUNT consecutive moves loses (two sided: while the
+    /// other's scores SCORE or better).
+    #[arg(long, num_args = 2..=3, value_name = "KEY=VALUE")]
+    resign: Vec<String>,
+    /// Adjudicate a draw by score, as cutechess-cli: `movenumber=NUMBER
+    /// movecount=COUNT score=SCORE` — after NUMBER full moves, both engines
+    /// within SCORE of 0 for COUNT consecutive moves each.
+    #[arg(long, num_args = 3, value_name = "KEY=VALUE")]
+    draw: Vec<String>,
     /// Replay a record file through the rules and print its score.
     #[arg(long, conflicts_with_all = ["p1", "p2", "merge"])]
     replay: Option<PathBuf>,
@@ -533,6 +545,14 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         sprt,
         seed: args.seed,
         max_plies: args.max_plies,
+        adjudication: Adjudication {
+            resign: (!args.resign.is_empty())
+                .then(|| ResignRule::parse(&args.resign))
+                .transpose()?,
+            draw: (!args.draw.is_empty())
+                .then(|| DrawRule::parse(&args.draw))
+                .transpose()?,
+        },
         progress: !args.no_progress && std::io::stderr().is_terminal(),
         handshake_timeout: std::time::Duration::from_millis(args.handshake_timeout.max(1)),
         verbose: args.verbose,

@@ -9,6 +9,7 @@ use agon::games::ctor::secrets::square_list;
 use agon::games::ctor::{Ctor, CtorMove, CtorOptions};
 use agon::harness::random_play;
 use agon::tools::matches::TimeControl;
+use agon::tools::matches::adjudication::Adjudication;
 use agon::tools::matches::player::{Competitor, Forfeit, MoveRequest};
 use agon::tools::matches::referee::{GameSetup, deal_hidden, play_game};
 use agon::tools::perft::perft;
@@ -452,6 +453,7 @@ fn the_referee_deals_own_squares_only_and_a_false_claim_loses() {
         names: ["x".into(), "o".into()],
         time: TimeControl::movetime(1000),
         max_plies: Some(400),
+        adjudication: Adjudication::default(),
         seed: 1,
     };
     let mut placer = Claimer;

@@ -5,6 +5,7 @@
 use agon::game::{Outcome, Player};
 use agon::protocol::options::SearchChoice;
 use agon::tools::analyse::{self, AnalyseConfig, AnalyseLimits};
+use agon::tools::matches::adjudication::{Adjudication, DrawRule, ResignRule};
 use agon::tools::matches::record::{GameRecord, replay};
 use agon::tools::matches::spec::PlayerSpec;
 use agon::tools::matches::stats::{Hypothesis, Score, Sprt, elo_line, score_line};
@@ -39,6 +40,7 @@ fn nim_match(p1: &str, p2: &str, games: usize) -> MatchConfig {
         sprt: None,
         seed: 7,
         max_plies: None,
+        adjudication: Adjudication::default(),
         progress: false,
         handshake_timeout: Duration::from_secs(10),
         verbose: false,
@@ -448,6 +450,60 @@ fn ply_limit_adjudicates_a_draw() {
     assert_eq!(report.score, Score::new(0, 0, 2));
     assert!(report.records[0].reason.starts_with("adjudication"));
     assert_eq!(report.records[0].moves.len(), 2);
+}
+
+/// Two deterministic Ataxx players (fixed depths, one thread) from the
+/// start position, both colours.
+fn ataxx_depth_match(adjudication: Adjudication) -> MatchConfig {
+    let mut config = nim_match("agon:depth=4,name=deep", "agon:depth=1,name=shallow", 2);
+    config.game = "ataxx".into();
+    config.time = TimeControl::movetime(5_000);
+    config.adjudication = adjudication;
+    config
+}
+
+#[test]
+fn score_adjudication_only_cuts_games_short() {
+    let (full, _) = play(&ataxx_depth_match(Adjudication::default()));
+    let resign = ResignRule::parse(&["movecount=2".into(), "score=150".into()]).unwrap();
+    let (cut, _) = play(&ataxx_depth_match(Adjudication {
+        resign: Some(resign),
+        draw: None,
+    }));
+    for (whole, short) in full.records.iter().zip(&cut.records) {
+        assert!(
+            short.reason.starts_with("score adjudication: ") && short.reason.contains(" resigns "),
+            "{}",
+            short.reason
+        );
+        // The same players play the same moves until the resignation.
+        assert!(short.moves.len() < whole.moves.len());
+        assert_eq!(short.moves[..], whole.moves[..short.moves.len()]);
+    }
+    // The depth-4 player wins both games by resignation, as it does in full.
+    assert_eq!(full.score, Score::new(2, 0, 0));
+    assert_eq!(cut.score, Score::new(2, 0, 0));
+    let text: String = cut.records.iter().map(|r| r.to_line() + "\n").collect();
+    let replayed = replay(&text).expect("replays");
+    assert!(replayed.errors.is_empty(), "{:?}", replayed.errors);
+
+    // Every score is within 100,000 of 0: a draw once 3 full moves are
+    // played and each engine has given 2 scores in a row.
+    let draw = DrawRule::parse(&[
+        "movenumber=3".into(),
+        "movecount=2".into(),
+        "score=100000".into(),
+    ])
+    .unwrap();
+    let (drawn, _) = play(&ataxx_depth_match(Adjudication {
+        resign: None,
+        draw: Some(draw),
+    }));
+    assert_eq!(drawn.score, Score::new(0, 0, 2));
+    for record in &drawn.records {
+        assert_eq!(record.moves.len(), 6);
+        assert!(record.reason.starts_with("score adjudication: draw"));
+    }
 }
 
 fn analyse_config(limits: AnalyseLimits) -> AnalyseConfig {

@@ -6,6 +6,7 @@
 //! Its standard error is discarded. A process that timed out or crashed is
 //! killed and started again before the next game.
 
+use super::adjudication::EngineScore;
 use super::player::Forfeit;
 use super::spec::{Dialect, ExternalSpec};
 use crate::search::time::GoParams;
@@ -39,6 +40,8 @@ pub struct ExternalEngine {
     options: Vec<(String, String)>,
     running: Option<Running>,
     handshake_timeout: Duration,
+    /// The score of the last `info` line of the last move asked for.
+    last_score: Option<EngineScore>,
 }
 
 impl ExternalEngine {
@@ -51,6 +54,7 @@ impl ExternalEngine {
             options: options.to_vec(),
             running: None,
             handshake_timeout: HANDSHAKE_TIMEOUT,
+            last_score: None,
         }
     }
 
@@ -100,7 +104,13 @@ impl ExternalEngine {
         self.send(&position)?;
         self.send(&go_command(go, self.spec.dialect))?;
         let deadline = Instant::now() + wait;
-        match self.wait_for(deadline, |line| line.starts_with("bestmove")) {
+        let mut score = None;
+        let answer = self.wait_for(deadline, |line| {
+            score = EngineScore::from_info(line).or(score);
+            line.starts_with("bestmove")
+        });
+        self.last_score = score;
+        match answer {
             Ok(line) => match line.split_whitespace().nth(1) {
                 Some(mv) => Ok(mv.to_owned()),
                 None => Err(Forfeit::IllegalMove("'bestmove' without a move".into())),
@@ -117,6 +127,12 @@ impl ExternalEngine {
                 Err(Forfeit::Crash("the engine exited while thinking".into()))
             }
         }
+    }
+
+    /// The score the engine gave in its last `info` line before its last
+    /// `bestmove` (none if it gave none).
+    pub fn last_score(&self) -> Option<EngineScore> {
+        self.last_score
     }
 
     /// Stops and forgets the process (it is started again on next use).
@@ -211,7 +227,7 @@ impl ExternalEngine {
     fn wait_for(
         &mut self,
         deadline: Instant,
-        wanted: impl Fn(&str) -> bool,
+        mut wanted: impl FnMut(&str) -> bool,
     ) -> Result<String, WaitError> {
         let running = self.running.as_mut().ok_or(WaitError::Closed)?;
         loop {

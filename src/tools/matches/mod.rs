@@ -9,6 +9,7 @@
 //! game order, and built-in players draw their random choices from
 //! `seed` and the game number, so a match is repeatable up to timing.
 
+pub mod adjudication;
 pub mod external;
 pub mod pgn;
 pub mod player;
@@ -120,6 +121,8 @@ pub struct MatchConfig {
     /// Adjudicate after this many plies: by count in counting games
     /// ([`crate::game::Game::adjudicate`]), else a draw.
     pub max_plies: Option<u32>,
+    /// End games early by the engines' scores (`--resign`, `--draw`).
+    pub adjudication: adjudication::Adjudication,
     /// Show a progress bar on standard error (when it is a terminal).
     pub progress: bool,
     /// How long an external engine may take to answer `ugi`/`isready`.
@@ -380,6 +383,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
             names,
             time: self.config.time,
             max_plies: self.config.max_plies,
+            adjudication: self.config.adjudication,
             seed,
         };
         (setup, first_side)

@@ -11,6 +11,7 @@
 //! (`normal`, `time forfeit`, `rules infraction`, `adjudication` or
 //! `abandoned`), and end with a comment naming the rule or the forfeit.
 
+use super::adjudication::REASON_SCORE_ADJUDICATION;
 use super::record::{
     GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES, replay_moves,
 };
@@ -76,7 +77,9 @@ pub fn pgn_game(record: &GameRecord, event: &str, date: &str) -> Result<String, 
 fn termination(reason: &str) -> &'static str {
     if reason == REASON_RULES || reason == REASON_REPETITION {
         "normal"
-    } else if reason.starts_with(REASON_ADJUDICATION) {
+    } else if reason.starts_with(REASON_ADJUDICATION)
+        || reason.starts_with(REASON_SCORE_ADJUDICATION)
+    {
         "adjudication"
     } else if reason.contains("loss on time") || reason.contains("timeout") {
         "time forfeit"

@@ -3,6 +3,7 @@
 //! ([`super::referee`]) asks them for moves as text and checks every move
 //! against the rules itself.
 
+use super::adjudication::EngineScore;
 use super::external::ExternalEngine;
 use super::spec::{BuiltinKind, BuiltinSpec, PlayerKind, PlayerSpec};
 use crate::game::{Game, GameState};
@@ -73,6 +74,11 @@ pub trait Competitor<G: Game>: Send {
     fn new_game(&mut self, seed: u64, options: &[(String, String)]) -> Result<(), Forfeit>;
     /// Returns the move to play, as text (the referee checks it).
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit>;
+    /// The score the player gave for its last chosen move, if it gave one
+    /// (for score adjudication).
+    fn last_score(&self) -> Option<EngineScore> {
+        None
+    }
 }
 
 /// Creates the player described by `spec` for game `G`. External engines
@@ -103,6 +109,10 @@ impl<G: Game> Competitor<G> for ExternalEngine {
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
         self.best_move(request.start, request.moves, &request.go, request.wait)
     }
+
+    fn last_score(&self) -> Option<EngineScore> {
+        ExternalEngine::last_score(self)
+    }
 }
 
 /// Time kept in reserve by built-in players on a clock, in ms.
@@ -114,6 +124,8 @@ pub struct Builtin<G: Game> {
     spec: BuiltinSpec,
     searchers: Searchers<G>,
     rng: Xoshiro256PlusPlus,
+    /// The search's score for the last move chosen.
+    last_score: Option<EngineScore>,
 }
 
 impl<G: Game> Builtin<G> {
@@ -123,6 +135,7 @@ impl<G: Game> Builtin<G> {
             spec,
             searchers: Searchers::default(),
             rng: Xoshiro256PlusPlus::seed_from_u64(0),
+            last_score: None,
         })
     }
 
@@ -168,6 +181,8 @@ impl<G: Game> Builtin<G> {
         let answer = self
             .searchers
             .think(state, &limits, &options, &mut |_| {})?;
+        // Depth 0: a forced answer given without a search, so no score.
+        self.last_score = (answer.depth > 0).then(|| EngineScore::from_search(answer.score));
         Ok(answer.best)
     }
 }
@@ -184,6 +199,7 @@ impl<G: Game> Competitor<G> for Builtin<G> {
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
         let position = &request.state.position;
         let engine = self.spec.kind == BuiltinKind::Engine;
+        self.last_score = None;
         if !engine && position.count_moves() > MAX_LISTED_MOVES {
             // Listing the moves (Nim with huge heaps) would exhaust memory.
             return Err(Forfeit::IllegalMove(
@@ -202,5 +218,9 @@ impl<G: Game> Competitor<G> for Builtin<G> {
         };
         mv.map(|mv| position.move_to_string(mv))
             .ok_or_else(|| Forfeit::IllegalMove("(none): no move found".into()))
+    }
+
+    fn last_score(&self) -> Option<EngineScore> {
+        self.last_score
     }
 }

@@ -4,6 +4,7 @@
 //! scores forfeits.
 
 use super::TimeControl;
+use super::adjudication::{Adjudication, Adjudicator};
 use super::player::{Competitor, Forfeit, MoveRequest};
 use super::record::{GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES};
 use crate::game::{Game, GameOptions, GameState, Outcome, Player};
@@ -31,6 +32,8 @@ pub struct GameSetup<'a, G: Game> {
     pub time: TimeControl,
     /// Adjudicate a draw after this many plies.
     pub max_plies: Option<u32>,
+    /// End the game early by the engines' scores.
+    pub adjudication: Adjudication,
     /// Seed of the random choices of built-in players.
     pub seed: u64,
 }
@@ -171,6 +174,7 @@ fn run<G: Game>(
     players: &mut [&mut dyn Competitor<G>; 2],
     table: &mut Table<G>,
 ) -> (Outcome, String) {
+    let mut adjudicator = Adjudicator::new(setup.adjudication);
     loop {
         if let Some(outcome) = table.state.position.outcome() {
             return (outcome, REASON_RULES.to_owned());
@@ -192,8 +196,15 @@ fn run<G: Game>(
             );
         }
         let side = table.state.position.side_to_move();
-        if let Err(why) = one_move(setup, players[side.index()], table, side) {
+        let player = &mut *players[side.index()];
+        if let Err(why) = one_move(setup, player, table, side) {
             return forfeit(side, &why);
+        }
+        // A game the move ended is the rules' to score.
+        if table.state.outcome().is_none()
+            && let Some(ended) = adjudicator.observe(side, player.last_score(), table.moves.len())
+        {
+            return ended;
         }
     }
 }
