@@ -886,7 +886,7 @@ impl Game for Ataxx {
     /// (depth 3); weight 50 beat weight 30 233–163 (depth 2) and 90–70
     /// (depth 3) and material alone 134–66 (depth 3); a clone-mobility term
     /// gained nothing (201–198 against material alone). Plus
-    /// [`EDGE_BONUS`] for pieces on edges and corners and [`TEMPO`] for the
+    /// `EDGE_BONUS` for pieces on edges and corners and `TEMPO` for the
     /// side to move.
     fn evaluate(&self) -> i32 {
         let empty = self.empty();

@@ -76,7 +76,7 @@ pub enum Searchers<G: Game> {
 impl<G: Game> Searchers<G> {
     /// Allocates the memory of the search `options` choose, ahead of the
     /// first move. An allocation the system refuses is an error naming the
-    /// table the search keeps instead (see [`Searchers::alphabeta`]).
+    /// table the search keeps instead (see `Searchers::alphabeta`).
     pub fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
         match chosen_search::<G>(options) {
             PreferredSearch::AlphaBeta => {

@@ -582,7 +582,7 @@ impl Game for Dots {
 
     /// Exact solution when the solver is predicted to finish within the
     /// budget's time ([`Dots::predicted_solve_seconds`]; without a deadline,
-    /// within [`UNTIMED_SOLVE_SECONDS`]) and does; `None` otherwise.
+    /// within `UNTIMED_SOLVE_SECONDS`, 10 s) and does; `None` otherwise.
     fn solve(&self, budget: &SolveBudget) -> Option<Solved<DotsMove>> {
         if self.outcome().is_some() {
             return None;

@@ -49,7 +49,7 @@ pub struct Context<'a> {
     pub reductions: &'a ReductionTable,
     /// Raised by the main thread when the search is over, to end helpers.
     pub finished: &'a AtomicBool,
-    /// Nodes of all threads, flushed every [`CHECK_EVERY`] nodes.
+    /// Nodes of all threads, flushed every `CHECK_EVERY` (256) nodes.
     pub total_nodes: &'a AtomicU64,
     /// Whether this thread owns the limits (the main thread).
     pub main: bool,
