@@ -242,6 +242,13 @@ struct MatchArgs {
     /// Second player.
     #[arg(long)]
     p2: Option<String>,
+    /// An engine option for the first player, an external engine, as
+    /// NAME=VALUE (repeatable), e.g. --p1-option Threads=2.
+    #[arg(long = "p1-option", value_name = "NAME=VALUE")]
+    p1_options: Vec<String>,
+    /// An engine option for the second player (see --p1-option).
+    #[arg(long = "p2-option", value_name = "NAME=VALUE")]
+    p2_options: Vec<String>,
     /// Number of games.
     #[arg(long, default_value_t = 2)]
     games: usize,
@@ -495,12 +502,17 @@ fn run_perft(position: &PositionArgs, depth: u32, divide: bool) -> Result<(), St
 
 /// Splits `NAME=VALUE` option arguments.
 fn option_pairs(options: &[String]) -> Result<Vec<(String, String)>, String> {
+    flag_pairs("--option", options)
+}
+
+/// The NAME=VALUE values of a repeatable flag.
+fn flag_pairs(flag: &str, options: &[String]) -> Result<Vec<(String, String)>, String> {
     options
         .iter()
         .map(|pair| {
             pair.split_once('=')
                 .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
-                .ok_or_else(|| format!("--option takes NAME=VALUE, not '{pair}'"))
+                .ok_or_else(|| format!("{flag} takes NAME=VALUE, not '{pair}'"))
         })
         .collect()
 }
@@ -521,8 +533,10 @@ fn time_control(args: &MatchArgs) -> Result<TimeControl, String> {
 
 fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     let game = args.game.clone().ok_or("--game is required")?;
-    let p1 = PlayerSpec::parse(args.p1.as_deref().ok_or("--p1 is required")?)?;
-    let p2 = PlayerSpec::parse(args.p2.as_deref().ok_or("--p2 is required")?)?;
+    let p1 = PlayerSpec::parse(args.p1.as_deref().ok_or("--p1 is required")?)?
+        .with_engine_options(flag_pairs("--p1-option", &args.p1_options)?)?;
+    let p2 = PlayerSpec::parse(args.p2.as_deref().ok_or("--p2 is required")?)?
+        .with_engine_options(flag_pairs("--p2-option", &args.p2_options)?)?;
     let openings = match &args.openings {
         Some(path) => matches::read_openings(&read_file(path)?)
             .map_err(|e| format!("{}: {e}", path.display()))?,

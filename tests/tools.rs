@@ -319,6 +319,33 @@ fn broken_engines_forfeit_and_the_match_continues() {
 }
 
 #[test]
+fn an_external_engines_info_score_can_resign_its_game() {
+    let dir = scratch("resign");
+    let spec = fake_engine(
+        &dir,
+        "pessimist",
+        "echo 'info string score cp 900'; echo 'info depth 3 score cp -1000 pv 1:1'; echo 'bestmove 1:1'",
+    );
+    let mut config = nim_match("agon", &spec, 2);
+    let resign = ["movecount=1", "score=500"].map(String::from);
+    config.adjudication.resign = Some(ResignRule::parse(&resign).unwrap());
+    let (report, _) = play(&config);
+    assert_eq!(report.score, Score::new(2, 0, 0));
+    // As o it resigns after its first move, as x after the game's first.
+    let lengths: Vec<usize> = report.records.iter().map(|r| r.moves.len()).collect();
+    assert_eq!(lengths, [2, 1]);
+    for (record, side) in report.records.iter().zip(["o", "x"]) {
+        assert!(
+            record
+                .reason
+                .starts_with(&format!("score adjudication: {side} resigns")),
+            "{}",
+            record.reason
+        );
+    }
+}
+
+#[test]
 fn an_engine_that_answers_after_its_clock_ran_out_loses_on_time() {
     let dir = scratch("flag");
     let spec = fake_engine(&dir, "slow", "sleep 1; echo 'bestmove 1:1'");
@@ -353,15 +380,32 @@ fn uai_engines_get_the_uai_dialogue() {
     let mut config = nim_match("agon", &format!("uai:/bin/sh {}", script.display()), 2);
     config.options = vec![("Heaps".into(), "1".into())];
     config.time = TimeControl::parse_clock("5+0.1").expect("valid");
+    // Its own engine option comes after the game's.
+    let threads = vec![("Threads".to_owned(), "2".to_owned())];
+    config.players[1] = config.players[1]
+        .clone()
+        .with_engine_options(threads.clone())
+        .unwrap();
     let (report, _) = play(&config);
     // One heap of one object: whoever moves first wins.
     assert_eq!(report.score, Score::new(1, 1, 0));
     let input = std::fs::read_to_string(&log).expect("the engine logged its input");
     let lines: Vec<&str> = input.lines().collect();
     assert_eq!(
-        lines[..3],
-        ["uai", "setoption name Heaps value 1", "isready"]
+        lines[..4],
+        [
+            "uai",
+            "setoption name Heaps value 1",
+            "setoption name Threads value 2",
+            "isready"
+        ]
     );
+    // A built-in player takes its settings in its spec, not as options.
+    let error = config.players[0]
+        .clone()
+        .with_engine_options(threads)
+        .unwrap_err();
+    assert!(error.contains("agon:key=value"), "{error}");
     assert!(
         !input.contains("name Game"),
         "UAI has no Game option: {input}"

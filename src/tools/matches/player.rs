@@ -90,10 +90,15 @@ pub fn make_competitor<G: Game>(
 ) -> Result<Box<dyn Competitor<G>>, String> {
     match &spec.kind {
         PlayerKind::Builtin(builtin) => Ok(Box::new(Builtin::<G>::new(builtin.clone())?)),
-        PlayerKind::External(external) => Ok(Box::new(
-            ExternalEngine::new(external.clone(), G::NAME, options)
-                .with_handshake_timeout(handshake_timeout),
-        )),
+        PlayerKind::External(external) => {
+            // The game's options first (UGI engines learn the game from
+            // them), then this engine's own.
+            let all: Vec<_> = options.iter().chain(&external.options).cloned().collect();
+            Ok(Box::new(
+                ExternalEngine::new(external.clone(), G::NAME, &all)
+                    .with_handshake_timeout(handshake_timeout),
+            ))
+        }
     }
 }
 

@@ -108,6 +108,9 @@ pub struct ExternalSpec {
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
+    /// Engine options (`setoption name N value V`), sent after the game's
+    /// options each time the process starts (`--p1-option`).
+    pub options: Vec<(String, String)>,
 }
 
 /// What plays: built in, or an external process.
@@ -129,6 +132,25 @@ pub struct PlayerSpec {
 }
 
 impl PlayerSpec {
+    /// Gives an external engine these options (`--p1-option NAME=VALUE`,
+    /// as cutechess-cli's `option.NAME=VALUE`); a built-in player takes
+    /// its settings in its spec instead, so options for one are an error.
+    pub fn with_engine_options(mut self, options: Vec<(String, String)>) -> Result<Self, String> {
+        if options.is_empty() {
+            return Ok(self);
+        }
+        match &mut self.kind {
+            PlayerKind::External(external) => {
+                external.options = options;
+                Ok(self)
+            }
+            PlayerKind::Builtin(_) => Err(format!(
+                "{}: engine options are for ugi:/uai: players (built-in players take agon:key=value)",
+                self.name
+            )),
+        }
+    }
+
     /// Parses a `--p1`/`--p2` value.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
         let text = text.trim();
@@ -190,6 +212,7 @@ fn external(text: &str, dialect: Dialect, command: &str) -> Result<PlayerSpec, S
             dialect,
             program: program.clone(),
             args: args.to_vec(),
+            options: Vec::new(),
         }),
     })
 }
