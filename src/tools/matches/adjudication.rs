@@ -31,8 +31,8 @@ pub enum EngineScore {
 
 impl EngineScore {
     /// The score of an `info` line (`score cp N` or `score mate N`), or
-    /// `None` for a line without one (`info string` lines never have one:
-    /// their text is free).
+    /// `None` for a line without one. Nothing after `string` is read: the
+    /// rest of the line is free text.
     pub fn from_info(line: &str) -> Option<EngineScore> {
         let mut words = line.split_whitespace();
         if words.next() != Some("info") {
@@ -41,7 +41,7 @@ impl EngineScore {
         let mut score = None;
         while let Some(word) = words.next() {
             match word {
-                "string" => return None,
+                "string" => break,
                 "score" => {
                     let kind = words.next()?;
                     let value: i32 = words.next()?.parse().ok()?;
@@ -316,6 +316,10 @@ mod tests {
         );
         assert_eq!(read("info depth 9 nodes 5"), None);
         assert_eq!(read("info string score cp 900"), None);
+        assert_eq!(
+            read("info depth 2 score cp 7 string then score cp 900"),
+            Some(EngineScore::Centi(7))
+        );
         assert_eq!(read("bestmove a1 score cp 5"), None);
         assert_eq!(read("info score cp"), None);
         assert_eq!(read("info score lowerbound 5"), None);
