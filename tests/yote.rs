@@ -383,3 +383,27 @@ fn network_inputs_are_the_lines_of_three_and_the_reserves() {
     let checked = common::check_inputs_in_random_games(&start, 40, 120, &mut rng, inputs_from_text);
     assert!(checked > 1000, "{checked} positions");
 }
+
+#[test]
+fn the_embedded_network_loads_and_judges_material() {
+    let bytes = Yote::embedded_network().expect("Yoté ships a network");
+    let network = agon::network::Network::from_bytes(bytes).expect("the shipped file loads");
+    network
+        .check_fits::<Yote>()
+        .expect("it reads Yoté's inputs");
+    assert!(agon::network::embedded::<Yote>().is_some());
+    let eval = |fen: &str| {
+        let mut active = Vec::new();
+        Yote::from_fen(fen, &NoOptions)
+            .expect("valid position")
+            .active_inputs(&mut active);
+        network.evaluate(&active)
+    };
+    // Twelve stones on the board against one and two in reserve.
+    let ahead = eval("xxxxxx/xxxxxx/6/6/o5 x 0 2 - - 0 30");
+    let behind = eval("xxxxxx/xxxxxx/6/6/o5 o 0 2 - - 0 30");
+    assert!(
+        ahead > 300 && behind < -300,
+        "ahead {ahead}, behind {behind}"
+    );
+}

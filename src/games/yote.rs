@@ -193,6 +193,8 @@ static LINES: [(u8, u8); 38] = lines_of_three();
 const RESERVE_INPUTS: usize = LINES.len() * LINE_STATES;
 /// Number of network inputs.
 const NETWORK_INPUTS: usize = RESERVE_INPUTS + 2 * (RESERVE as usize + 1);
+/// The network shipped for Yoté (how it was made: `networks/README.md`).
+static YOTE_NETWORK: &[u8] = include_bytes!("../../networks/yote.net");
 
 const fn lines_of_three() -> [(u8, u8); 38] {
     let mut lines = [(0u8, 0u8); 38];
@@ -668,6 +670,10 @@ impl Game for Yote {
 
     fn network_inputs() -> Option<usize> {
         Some(NETWORK_INPUTS)
+    }
+
+    fn embedded_network() -> Option<&'static [u8]> {
+        Some(YOTE_NETWORK)
     }
 
     fn active_inputs(&self, active: &mut Vec<u16>) {
