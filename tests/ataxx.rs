@@ -650,12 +650,7 @@ fn network_inputs_are_the_windows_of_the_board() {
 
 #[test]
 fn the_embedded_network_loads_and_judges_material() {
-    let bytes = Ataxx::embedded_network().expect("Ataxx ships a network");
-    let network = agon::network::Network::from_bytes(bytes).expect("the shipped file loads");
-    network
-        .check_fits::<Ataxx>()
-        .expect("it reads Ataxx's inputs");
-    assert!(agon::network::embedded::<Ataxx>().is_some());
+    let network = common::shipped_network::<Ataxx>();
     let eval = |fen: &str| {
         let mut active = Vec::new();
         position(fen, standard()).active_inputs(&mut active);

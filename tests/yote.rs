@@ -386,12 +386,7 @@ fn network_inputs_are_the_lines_of_three_and_the_reserves() {
 
 #[test]
 fn the_embedded_network_loads_and_judges_material() {
-    let bytes = Yote::embedded_network().expect("Yoté ships a network");
-    let network = agon::network::Network::from_bytes(bytes).expect("the shipped file loads");
-    network
-        .check_fits::<Yote>()
-        .expect("it reads Yoté's inputs");
-    assert!(agon::network::embedded::<Yote>().is_some());
+    let network = common::shipped_network::<Yote>();
     let eval = |fen: &str| {
         let mut active = Vec::new();
         Yote::from_fen(fen, &NoOptions)

@@ -60,3 +60,15 @@ pub fn check_inputs_in_random_games<G: agon::game::Game>(
     }
     checked
 }
+
+/// The network `G` ships, checked: the embedded file loads, fits the
+/// game's inputs, and is what the engine uses.
+pub fn shipped_network<G: agon::game::Game>() -> agon::network::Network {
+    let bytes = G::embedded_network().expect("the game ships a network");
+    let network = agon::network::Network::from_bytes(bytes).expect("the shipped file loads");
+    network
+        .check_fits::<G>()
+        .expect("it reads the game's inputs");
+    assert!(agon::network::embedded::<G>().is_some());
+    network
+}
