@@ -219,8 +219,9 @@ pub struct Adjudicator {
     /// the resign margin.
     losing: [u32; 2],
     winning: [u32; 2],
-    /// Consecutive moves (both engines') within the draw margin.
-    drawish: u32,
+    /// Each side's engine's consecutive moves within the draw margin since
+    /// either engine's last move outside it.
+    drawish: [u32; 2],
 }
 
 impl Adjudicator {
@@ -230,7 +231,7 @@ impl Adjudicator {
             rules,
             losing: [0; 2],
             winning: [0; 2],
-            drawish: 0,
+            drawish: [0; 2],
         }
     }
 
@@ -276,12 +277,14 @@ impl Adjudicator {
             }
         }
         if let Some(rule) = self.rules.draw {
-            count(
-                &mut self.drawish,
-                score.is_some_and(|s| s.within(rule.score)),
-            );
+            if score.is_some_and(|s| s.within(rule.score)) {
+                self.drawish[me] += 1;
+            } else {
+                // Either engine leaving the margin breaks both runs.
+                self.drawish = [0; 2];
+            }
             let late_enough = plies >= 2 * rule.from_move as usize;
-            if late_enough && self.drawish >= 2 * rule.moves {
+            if late_enough && self.drawish.iter().all(|&run| run >= rule.moves) {
                 return Some((
                     Outcome::Draw,
                     format!(
@@ -475,6 +478,17 @@ mod tests {
             (O, cp(0)),
         ];
         assert_eq!(run(rules, &broken), [None; 6]);
+        // Quiet moves of one side (several in a row, as in CTOR) do not
+        // stand for the other's.
+        let one_sided = [
+            (X, cp(0)),
+            (X, cp(0)),
+            (X, cp(0)),
+            (X, cp(0)),
+            (O, cp(0)),
+            (X, cp(0)),
+        ];
+        assert_eq!(run(rules, &one_sided), [None; 6]);
         let mate = [
             (X, cp(0)),
             (O, cp(0)),
