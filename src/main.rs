@@ -500,12 +500,7 @@ fn run_perft(position: &PositionArgs, depth: u32, divide: bool) -> Result<(), St
     visit_game(&position.game, command)?
 }
 
-/// Splits `NAME=VALUE` option arguments.
-fn option_pairs(options: &[String]) -> Result<Vec<(String, String)>, String> {
-    flag_pairs("--option", options)
-}
-
-/// The NAME=VALUE values of a repeatable flag.
+/// Splits the `NAME=VALUE` values of a repeatable flag.
 fn flag_pairs(flag: &str, options: &[String]) -> Result<Vec<(String, String)>, String> {
     options
         .iter()
@@ -549,7 +544,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         .transpose()?;
     Ok(MatchConfig {
         game,
-        options: option_pairs(&args.options)?,
+        options: flag_pairs("--option", &args.options)?,
         players: [p1, p2],
         games: args.games,
         time: time_control(args)?,
@@ -690,7 +685,7 @@ fn write_merged(args: &MatchArgs, records: &[matches::record::GameRecord]) -> Re
 fn run_analyse(args: &AnalyseArgs) -> Result<(), String> {
     let config = analyse::AnalyseConfig {
         game: args.game.clone(),
-        options: option_pairs(&args.options)?,
+        options: flag_pairs("--option", &args.options)?,
         limits: analyse::AnalyseLimits {
             movetime: args.movetime,
             depth: args.depth,

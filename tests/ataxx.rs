@@ -651,11 +651,7 @@ fn network_inputs_are_the_windows_of_the_board() {
 #[test]
 fn the_embedded_network_loads_and_judges_material() {
     let network = common::shipped_network::<Ataxx>();
-    let eval = |fen: &str| {
-        let mut active = Vec::new();
-        position(fen, standard()).active_inputs(&mut active);
-        network.evaluate(&active)
-    };
+    let eval = |fen: &str| common::network_score(&network, &position(fen, standard()));
     // Far ahead, far behind: the network must see a 20-piece lead.
     let ahead = eval("xxxxxxx/xxxxxxx/xxxxxxx/7/7/7/o5o x 0 20");
     let behind = eval("xxxxxxx/xxxxxxx/xxxxxxx/7/7/7/o5o o 0 20");

@@ -388,11 +388,8 @@ fn network_inputs_are_the_lines_of_three_and_the_reserves() {
 fn the_embedded_network_loads_and_judges_material() {
     let network = common::shipped_network::<Yote>();
     let eval = |fen: &str| {
-        let mut active = Vec::new();
-        Yote::from_fen(fen, &NoOptions)
-            .expect("valid position")
-            .active_inputs(&mut active);
-        network.evaluate(&active)
+        let position = Yote::from_fen(fen, &NoOptions).expect("valid position");
+        common::network_score(&network, &position)
     };
     // Twelve stones on the board against one and two in reserve.
     let ahead = eval("xxxxxx/xxxxxx/6/6/o5 x 0 2 - - 0 30");

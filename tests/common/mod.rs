@@ -72,3 +72,10 @@ pub fn shipped_network<G: agon::game::Game>() -> agon::network::Network {
     assert!(agon::network::embedded::<G>().is_some());
     network
 }
+
+/// What `network` says of `position`, from its side to move's view.
+pub fn network_score<G: agon::game::Game>(network: &agon::network::Network, position: &G) -> i32 {
+    let mut active = Vec::new();
+    position.active_inputs(&mut active);
+    network.evaluate(&active)
+}

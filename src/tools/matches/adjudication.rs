@@ -11,12 +11,9 @@
 //! breaks every run of scores: adjudication needs an unbroken run of
 //! evidence.
 
+use super::record::REASON_SCORE_ADJUDICATION;
 use crate::game::{Outcome, Player};
 use crate::search::{MATE, is_proven};
-
-/// How a score adjudication's reason starts (distinct from the ply limit's
-/// `adjudication: …`, whose result the rules' count decides).
-pub const REASON_SCORE_ADJUDICATION: &str = "score adjudication";
 
 /// An engine's score for the position it moved from, its side's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

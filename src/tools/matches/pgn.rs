@@ -11,9 +11,9 @@
 //! (`normal`, `time forfeit`, `rules infraction`, `adjudication` or
 //! `abandoned`), and end with a comment naming the rule or the forfeit.
 
-use super::adjudication::REASON_SCORE_ADJUDICATION;
 use super::record::{
-    GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES, replay_moves,
+    GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES, REASON_SCORE_ADJUDICATION,
+    replay_moves,
 };
 use crate::game::{Game, Outcome, Player};
 use crate::games::{GameVisitor, visit_game};

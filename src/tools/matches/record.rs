@@ -48,6 +48,10 @@ pub const REASON_RULES: &str = "rules";
 pub const REASON_REPETITION: &str = "repetition";
 /// How the reason of a game stopped at the ply limit starts.
 pub const REASON_ADJUDICATION: &str = "adjudication";
+/// How the reason of a game ended by the engines' scores starts (see
+/// [`super::adjudication`]); unlike the ply limit's, its result is the
+/// engines' call, which a replay cannot check.
+pub const REASON_SCORE_ADJUDICATION: &str = "score adjudication";
 
 const FIELDS: usize = 9;
 /// The optional tenth field: `clocks=<x ms>/<o ms>` left at the end.
