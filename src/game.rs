@@ -512,6 +512,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         let _ = active;
     }
 
+    /// What the evaluation adds for hidden information the position only
+    /// knows in expectation (CTOR's secret squares under `HiddenInfo
+    /// expect`), so that a learned evaluation, which does not see it, gets
+    /// it too. Part of [`Game::evaluate`] already; 0 for most games.
+    fn hidden_information_term(&self) -> i32 {
+        0
+    }
+
     /// The network file shipped for this game (embedded in the binary).
     fn embedded_network() -> Option<&'static [u8]> {
         None

@@ -11,7 +11,8 @@
 //! accumulator (bias plus the rows of its active inputs) is summed from
 //! scratch: in Ataxx a move changes up to ten squares and so up to forty
 //! 2×2 windows, as many as a position has, so an incremental update would
-//! not save work there. The sums run in `i16` lanes the compiler vectorises
+//! not save work there. The sums run in saturating `i16` lanes (a game with
+//! many active inputs cannot wrap a sum past the clip) the compiler vectorises
 //! (in slices of a fixed width, so the accumulator stays in registers);
 //! on x86-64 the same code is also compiled for AVX2 and chosen at run time
 //! when the CPU has it.
@@ -308,7 +309,7 @@ impl Network {
                 .try_into()
                 .expect("a slice of W weights");
             for (a, &w) in acc.iter_mut().zip(row) {
-                *a = a.wrapping_add(w);
+                *a = a.saturating_add(w);
             }
         }
         let mut sum = 0i32;

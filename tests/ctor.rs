@@ -1,6 +1,8 @@
 //! CTOR: notation, torus neighbourhoods, budgets, replacements, every end
 //! condition and random-play invariants.
 
+mod common;
+
 use agon::game::{Game, GameOptions, GameState, Outcome, Player};
 use agon::games::ctor::{Budget, Ctor, CtorMove, CtorOptions, budget};
 use agon::harness::random_play;
@@ -640,4 +642,103 @@ fn the_clock_is_planned_per_turn() {
     first.play(CtorMove::Place(9));
     assert_eq!(first.count_moves(), 1);
     assert_eq!(soft(&first), Some(1));
+}
+
+/// CTOR's network inputs read from the position string, the slow way (the
+/// layout of `src/games/ctor/features.rs`): for every square its occupant
+/// from the side to move's view and its neighbours of each side on the
+/// torus; squares per state as a thermometer; then the turn's inputs.
+fn network_inputs_from_text(position: &Ctor, team: u8) -> Vec<u16> {
+    const LEVELS: [usize; 13] = [1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 36, 48, 64];
+    let fen = position.fen();
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    let mover = fields[1].chars().next().expect("side");
+    let mut cells = Vec::new();
+    for row in fields[0].split('/') {
+        let mut run = String::new();
+        for c in row.chars() {
+            if c.is_ascii_digit() {
+                run.push(c);
+                continue;
+            }
+            let empties: usize = run.parse().unwrap_or(0);
+            cells.extend(std::iter::repeat_n('.', empties));
+            run.clear();
+            cells.push(c);
+        }
+        let empties: usize = run.parse().unwrap_or(0);
+        cells.extend(std::iter::repeat_n('.', empties));
+    }
+    let n = position.size();
+    assert_eq!(cells.len(), n * n, "{fen}");
+    let digit = |c: char| {
+        if c == '.' {
+            0
+        } else if c == mover {
+            1
+        } else {
+            2
+        }
+    };
+    let mut squares_in_state = [0usize; 135];
+    for r in 0..n {
+        for f in 0..n {
+            let (mut ours, mut theirs) = (0, 0);
+            for dr in [n - 1, 0, 1] {
+                for df in [n - 1, 0, 1] {
+                    if (dr, df) == (0, 0) {
+                        continue;
+                    }
+                    match digit(cells[(r + dr) % n * n + (f + df) % n]) {
+                        1 => ours += 1,
+                        2 => theirs += 1,
+                        _ => {}
+                    }
+                }
+            }
+            let pair: usize = (0..ours).map(|o| 9 - o).sum::<usize>() + theirs;
+            squares_in_state[digit(cells[r * n + f]) * 45 + pair] += 1;
+        }
+    }
+    let mut inputs = Vec::new();
+    for (state, &count) in squares_in_state.iter().enumerate() {
+        for (level, &threshold) in LEVELS.iter().enumerate() {
+            if count >= threshold {
+                inputs.push((state * LEVELS.len() + level) as u16);
+            }
+        }
+    }
+    let turn: u32 = fields[2].parse().expect("turn");
+    let done: Vec<u8> = fields[3]
+        .split('/')
+        .map(|c| c.parse().expect("counter"))
+        .collect();
+    let allowed = budget(team, turn);
+    let left = |allowed: u8, used: u8| allowed.saturating_sub(used).min(3) as usize;
+    let base = 135 * LEVELS.len();
+    inputs.push((base + left(allowed.place, done[0])) as u16);
+    inputs.push((base + 4 + left(allowed.moves, done[1])) as u16);
+    inputs.push((base + 8 + left(allowed.land, done[2]).min(1)) as u16);
+    inputs.push((base + 10 + turn.clamp(1, 4) as usize - 1) as u16);
+    let empty: usize = fields[4].parse().expect("empty");
+    inputs.push((base + 14 + empty.min(1)) as u16);
+    if n == 10 {
+        inputs.push((base + 16) as u16);
+    }
+    inputs.push((base + 17 + team as usize - 1) as u16);
+    inputs
+}
+
+#[test]
+fn network_inputs_are_square_states_and_the_turns_budget() {
+    assert_eq!(Ctor::network_inputs(), Some(135 * 13 + 20));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+    let mut checked = 0;
+    for (size, team) in [(8, 1), (10, 1), (8, 3)] {
+        let start = Ctor::start(&opts(size, team));
+        checked += common::check_inputs_in_random_games(&start, 12, 160, &mut rng, |position| {
+            network_inputs_from_text(position, team)
+        });
+    }
+    assert!(checked > 1000, "{checked} positions");
 }

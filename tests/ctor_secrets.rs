@@ -472,3 +472,19 @@ fn the_referee_deals_own_squares_only_and_a_false_claim_loses() {
             .any(|(n, v)| n == "SecretO" && *v == o)
     );
 }
+
+#[test]
+fn the_expectation_of_secrets_is_a_term_a_network_gets_too() {
+    // x places twice; o, who does not know x's squares, expects some of
+    // its own squares among them (and x some of o's among its choices).
+    let mut position = read("8/8/8/8/8/8/8/8 x 1 0/0/0/0 0", &options(None, None));
+    play(&mut position, "12 end 20 33");
+    let expected = position
+        .expect_hidden(Player::O)
+        .expect("o cannot see x's squares");
+    let term = expected.hidden_information_term();
+    assert_ne!(term, 0, "two chosen squares carry an expected substitution");
+    let plain = read(&expected.fen(), &CtorOptions::default());
+    assert_eq!(expected.evaluate(), plain.evaluate() + term);
+    assert_eq!(plain.hidden_information_term(), 0);
+}

@@ -1,4 +1,7 @@
 //! Helpers shared by the game tests.
+//!
+//! Each test binary compiles this module and uses a part of it.
+#![allow(dead_code)]
 
 /// The squares of a position string's board field (`/`-separated rows from
 /// the top, digits for runs of empty squares) as `board[rank][file]` with

@@ -11,6 +11,7 @@
 //! at the top), so a single type serves both and every neighbour count is a
 //! handful of wrapping shifts and a bit-sliced adder.
 
+mod features;
 pub mod secrets;
 
 use super::board_text;
@@ -300,10 +301,10 @@ impl Geometry {
         ]
     }
 
-    /// Squares with at least 4 and at least 5 neighbours in `b`.
+    /// The number of neighbours in `b` of every square, bit-sliced: bit
+    /// `i` of a square's count (0–8) is its bit in plane `i`.
     #[inline]
-    fn counts_at_least_4_5(&self, b: u128) -> (u128, u128) {
-        // Bit-sliced counter: c0..c3 hold the binary count per square.
+    fn neighbour_counts(&self, b: u128) -> [u128; 4] {
         let (mut c0, mut c1, mut c2, mut c3) = (0u128, 0u128, 0u128, 0u128);
         for img in self.images(b) {
             let carry0 = c0 & img;
@@ -314,6 +315,13 @@ impl Geometry {
             c2 ^= carry1;
             c3 |= carry2;
         }
+        [c0, c1, c2, c3]
+    }
+
+    /// Squares with at least 4 and at least 5 neighbours in `b`.
+    #[inline]
+    fn counts_at_least_4_5(&self, b: u128) -> (u128, u128) {
+        let [c0, c1, c2, c3] = self.neighbour_counts(b);
         (c3 | c2, c3 | (c2 & (c1 | c0)))
     }
 
@@ -994,6 +1002,18 @@ impl Game for Ctor {
 
     fn hash_from_scratch(&self) -> u64 {
         self.board_hash_from_scratch() ^ self.turn_state_key() ^ self.secrets.key()
+    }
+
+    fn network_inputs() -> Option<usize> {
+        Some(features::NETWORK_INPUTS)
+    }
+
+    fn active_inputs(&self, active: &mut Vec<u16>) {
+        self.push_network_inputs(active);
+    }
+
+    fn hidden_information_term(&self) -> i32 {
+        self.risk_term()
     }
 
     fn evaluate(&self) -> i32 {

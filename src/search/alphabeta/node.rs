@@ -228,7 +228,7 @@ impl<G: Game> Worker<G> {
             Some(network) => {
                 self.inputs.clear();
                 position.active_inputs(&mut self.inputs);
-                network.evaluate(&self.inputs)
+                network.evaluate(&self.inputs) + position.hidden_information_term()
             }
             None => position.evaluate(),
         }
