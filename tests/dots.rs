@@ -1,6 +1,8 @@
 //! Dots and Boxes: notation, rules, and the exact solver checked against an
 //! independent brute-force minimax.
 
+mod common;
+
 use agon::game::{Game, GameOptions, GameState, Outcome, Player, Proven, SolveBudget};
 use agon::games::dots::{Dots, DotsOptions, solver::Table};
 use agon::harness::random_play;
@@ -518,4 +520,124 @@ fn solve_tool_output() {
     assert!(
         agon::tools::solve::run("ataxx", None, &[], Default::default(), false, &mut out).is_err()
     );
+}
+
+/// Dots and Boxes' network inputs read from the position string, the slow
+/// way (the layout of `src/games/dots/features.rs`): line and box slots on
+/// the 5×5 layout, then the score, the long chains (three or more boxes
+/// with two sides, joined through undrawn lines), the boxes with three
+/// sides, the long-chain parity and the side.
+fn network_inputs_from_text(position: &Dots) -> Vec<u16> {
+    let fen = position.fen();
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    let (rows, cols) = fields[0].split_once('x').expect("size");
+    let (rows, cols): (usize, usize) = (rows.parse().unwrap(), cols.parse().unwrap());
+    let drawn: Vec<bool> = fields[1].chars().map(|c| c == '1').collect();
+    let horizontal = |y: usize, x: usize| drawn[y * cols + x];
+    let vertical = |y: usize, x: usize| drawn[(rows + 1) * cols + y * (cols + 1) + x];
+    let mut inputs = Vec::new();
+    for y in 0..=rows {
+        for x in 0..cols {
+            if horizontal(y, x) {
+                inputs.push((y * 5 + x) as u16);
+            }
+        }
+    }
+    for y in 0..rows {
+        for x in 0..=cols {
+            if vertical(y, x) {
+                inputs.push((30 + y * 6 + x) as u16);
+            }
+        }
+    }
+    let sides = |r: usize, c: usize| {
+        [
+            horizontal(r, c),
+            horizontal(r + 1, c),
+            vertical(r, c),
+            vertical(r, c + 1),
+        ]
+        .iter()
+        .filter(|&&d| d)
+        .count()
+    };
+    for r in 0..rows {
+        for c in 0..cols {
+            inputs.push((60 + (r * 5 + c) * 5 + sides(r, c)) as u16);
+        }
+    }
+    let mover = fields[4];
+    let (x_score, o_score): (i32, i32) = (fields[2].parse().unwrap(), fields[3].parse().unwrap());
+    let diff = if mover == "x" {
+        x_score - o_score
+    } else {
+        o_score - x_score
+    };
+    inputs.push((185 + diff.clamp(-12, 12) + 12) as u16);
+    // Long chains: components of two-sided boxes, neighbours joined by an
+    // undrawn shared side.
+    let mut component = vec![usize::MAX; rows * cols];
+    let mut long_chains = 0;
+    for start in 0..rows * cols {
+        if component[start] != usize::MAX || sides(start / cols, start % cols) != 2 {
+            continue;
+        }
+        let mut stack = vec![start];
+        component[start] = start;
+        let mut size = 0;
+        while let Some(b) = stack.pop() {
+            size += 1;
+            let (r, c) = (b / cols, b % cols);
+            let mut next = Vec::new();
+            if r > 0 && !horizontal(r, c) {
+                next.push(b - cols);
+            }
+            if r + 1 < rows && !horizontal(r + 1, c) {
+                next.push(b + cols);
+            }
+            if c > 0 && !vertical(r, c) {
+                next.push(b - 1);
+            }
+            if c + 1 < cols && !vertical(r, c + 1) {
+                next.push(b + 1);
+            }
+            for n in next {
+                if component[n] == usize::MAX && sides(n / cols, n % cols) == 2 {
+                    component[n] = start;
+                    stack.push(n);
+                }
+            }
+        }
+        if size >= 3 {
+            long_chains += 1;
+        }
+    }
+    inputs.push((210 + long_chains.min(5)) as u16);
+    let three_sided = (0..rows * cols)
+        .filter(|&b| sides(b / cols, b % cols) == 3)
+        .count();
+    inputs.push((216 + three_sided.min(4)) as u16);
+    let dots = (rows + 1) * (cols + 1);
+    let x_happy = (dots + long_chains) % 2 == 0;
+    inputs.push((221 + usize::from(x_happy == (mover == "x"))) as u16);
+    inputs.push((223 + usize::from(mover == "o")) as u16);
+    inputs
+}
+
+#[test]
+fn network_inputs_are_lines_boxes_score_and_chains() {
+    assert_eq!(Dots::network_inputs(), Some(225));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(14);
+    let mut checked = 0;
+    for size in ["4x4", "3x5", "5x5"] {
+        let start = Dots::start(&options(size));
+        checked += common::check_inputs_in_random_games(
+            &start,
+            20,
+            60,
+            &mut rng,
+            network_inputs_from_text,
+        );
+    }
+    assert!(checked > 1000, "{checked} positions");
 }

@@ -23,6 +23,7 @@
 //! `go` solved every move from 31 undrawn lines on (6 games), at 30 s from
 //! 33.
 
+mod features;
 pub mod geometry;
 pub mod root;
 pub mod solver;
@@ -216,15 +217,8 @@ impl Dots {
         self.score(self.side) as i32 - self.score(self.side.other()) as i32
     }
 
-    fn undrawn(&self) -> impl Iterator<Item = usize> + '_ {
-        let mut free = self.geo.full & !self.lines;
-        std::iter::from_fn(move || {
-            (free != 0).then(|| {
-                let line = free.trailing_zeros() as usize;
-                free &= free - 1;
-                line
-            })
-        })
+    fn undrawn(&self) -> impl Iterator<Item = usize> + use<> {
+        line_indices(self.geo.full & !self.lines)
     }
 
     /// Whether drawing `line` gives a box its third side.
@@ -233,6 +227,20 @@ impl Dots {
         self.geo.line_boxes[line]
             .iter()
             .any(|&b| b != NO_BOX && self.geo.sides(after, b as usize) == 3)
+    }
+
+    /// Drawn lines.
+    fn drawn(&self) -> impl Iterator<Item = usize> + use<> {
+        line_indices(self.lines)
+    }
+
+    /// The long-chain rule with `chains` long chains: whether the side to
+    /// move is the one who wants dots plus long chains to be even (x) or
+    /// odd (o), i.e. the one the parity favours.
+    fn parity_favours_mover(&self, chains: u32) -> bool {
+        let dots = ((self.geo.rows + 1) * (self.geo.cols + 1)) as u32;
+        let x_happy = (dots + chains).is_multiple_of(2);
+        x_happy == (self.side == Player::X)
     }
 
     /// Boxes with three sides drawn (the mover can take them).
@@ -378,6 +386,17 @@ fn pick_where(
     }
     let k = rand::RngExt::random_range(rng, 0..count);
     moves.iter().filter(|m| keep(m)).nth(k).copied()
+}
+
+/// The indices of the lines set in `mask`, lowest first.
+fn line_indices(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let line = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            line
+        })
+    })
 }
 
 impl Game for Dots {
@@ -528,13 +547,22 @@ impl Game for Dots {
         let safe_left = self.undrawn().any(|l| !self.is_unsafe(l));
         let chains = self.long_chains();
         if chains > 0 || !safe_left {
-            let dots = ((self.geo.rows + 1) * (self.geo.cols + 1)) as u32;
-            let x_happy = (dots + chains).is_multiple_of(2);
-            let mover_happy = x_happy == (self.side == Player::X);
             let bonus = 150 + 50 * chains as i32;
-            eval += if mover_happy { bonus } else { -bonus };
+            eval += if self.parity_favours_mover(chains) {
+                bonus
+            } else {
+                -bonus
+            };
         }
         eval
+    }
+
+    fn network_inputs() -> Option<usize> {
+        Some(features::NETWORK_INPUTS)
+    }
+
+    fn active_inputs(&self, active: &mut Vec<u16>) {
+        self.push_network_inputs(active);
     }
 
     fn parse_move(&self, text: &str) -> Result<DotsMove, String> {
