@@ -169,13 +169,23 @@ impl<G: Game> Builtin<G> {
         }
     }
 
-    fn engine_move(&mut self, request: &MoveRequest<'_, G>) -> Result<Option<G::Move>, String> {
-        // Only what this player may know of the referee's position.
-        let side = request.state.position.side_to_move();
-        let view = GameState {
-            position: request.state.position.view_for(side),
-            keys: request.state.keys.clone(),
+    /// What this player may know of the referee's state: its side's view
+    /// ([`Game::view_for`]), or all of it for an oracle (`peek=true`).
+    fn view(&self, state: &GameState<G>) -> GameState<G> {
+        let side = state.position.side_to_move();
+        let position = if self.spec.peek {
+            state.position.clone()
+        } else {
+            state.position.view_for(side)
         };
+        GameState {
+            position,
+            keys: state.keys.clone(),
+        }
+    }
+
+    fn engine_move(&mut self, request: &MoveRequest<'_, G>) -> Result<Option<G::Move>, String> {
+        let view = self.view(request.state);
         let state = &view;
         let stop = Arc::new(AtomicBool::new(false));
         let turn = TurnShape::of(&state.position);
@@ -227,5 +237,37 @@ impl<G: Game> Competitor<G> for Builtin<G> {
 
     fn last_score(&self) -> Option<EngineScore> {
         self.last_score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{GameOptions, Player};
+    use crate::games::ctor::{Ctor, CtorOptions};
+
+    #[test]
+    fn only_an_oracle_sees_the_opponents_secret_squares() {
+        let mut options = CtorOptions::default();
+        for (name, value) in [
+            ("Secrets", "true"),
+            ("SecretX", "1,2,3,4,5"),
+            ("SecretO", "60,61,62,63,64"),
+        ] {
+            options.set(name, value).expect("valid option");
+        }
+        let referee = GameState::new(Ctor::start(&options));
+        let view_of = |peek: bool| {
+            let spec = BuiltinSpec {
+                peek,
+                ..BuiltinSpec::default()
+            };
+            let player = Builtin::<Ctor>::new(spec).expect("a built-in player");
+            player.view(&referee).position
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        // x to move: o's squares are hidden from x unless x peeks.
+        assert!(view_of(false).sample_hidden(Player::X, &mut rng).is_some());
+        assert!(view_of(true).sample_hidden(Player::X, &mut rng).is_none());
     }
 }

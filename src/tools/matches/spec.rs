@@ -6,9 +6,12 @@
 //!   `nodes=N`, `threads=N`, `hash=MB`, `playout=auto|random|policy`,
 //!   `exploration=N`, `parallel=tree|root` (MCTS, as the UGI options),
 //!   `eval=auto|classic`, `evalfile=PATH` (as `Eval`/`EvalFile`),
-//!   `hidden=sample|ignore`, `samples=N` (as `HiddenInfo`/`Samples`),
+//!   `hidden=expect|sample|ignore`, `samples=N` (as `HiddenInfo`/`Samples`),
 //!   `secrets=auto|random` (CTOR with `Secrets`: the player picks its own
 //!   secret squares, or the referee deals random ones, the default),
+//!   `peek=true|false` (an oracle for measurements: the player sees the
+//!   opponent's hidden information too, e.g. its secret squares, so a
+//!   match against it bounds what any hidden-information search can gain),
 //!   `player=engine|baseline|random`,
 //!   `name=TEXT` (the name printed in results).
 //! - `ugi:<command line>` / `uai:<command line>`: an external engine started
@@ -67,6 +70,9 @@ pub struct BuiltinSpec {
     /// Whether this player picks its own secret squares (`secrets=auto`)
     /// rather than being dealt random ones (`secrets=random`).
     pub choose_secrets: bool,
+    /// Whether this player sees what the rules hide from it (`peek=true`):
+    /// an oracle for measurements, never a fair player.
+    pub peek: bool,
 }
 
 impl Default for BuiltinSpec {
@@ -86,6 +92,7 @@ impl Default for BuiltinSpec {
             hidden: EngineOptions::default().hidden,
             samples: EngineOptions::default().samples,
             choose_secrets: false,
+            peek: false,
         }
     }
 }
@@ -264,10 +271,17 @@ fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String>
                 _ => return Err(format!("secrets must be auto or random, not '{value}'")),
             }
         }
+        "peek" => {
+            spec.peek = match value {
+                "true" => true,
+                "false" => false,
+                _ => return Err(format!("peek must be true or false, not '{value}'")),
+            }
+        }
         "evalfile" => crate::protocol::options::load_eval_file(value, &mut spec.eval_files)?,
         _ => {
             return Err(format!(
-                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, eval, evalfile, hidden, samples, secrets, player, name)"
+                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, eval, evalfile, hidden, samples, secrets, peek, player, name)"
             ));
         }
     }
@@ -350,12 +364,15 @@ mod tests {
             (builtin.depth, builtin.hash_mb, builtin.kind),
             (Some(3), 8, BuiltinKind::Random)
         );
+        let spec = PlayerSpec::parse("agon:peek=true").expect("valid");
+        assert!(matches!(spec.kind, PlayerKind::Builtin(ref b) if b.peek));
         let spec = PlayerSpec::parse("ugi:/usr/bin/agon ugi").expect("valid");
         assert_eq!(spec.name, "ugi:agon ugi");
         assert!(matches!(spec.kind, PlayerKind::External(ref e) if e.program == "/usr/bin/agon"));
         for bad in [
             "agon:depth=0",
             "agon:wibble=1",
+            "agon:peek=yes",
             "agonx",
             "ugi:",
             "stockfish",
