@@ -653,33 +653,10 @@ fn network_inputs_from_text(position: &Ctor, team: u8) -> Vec<u16> {
     let fen = position.fen();
     let fields: Vec<&str> = fen.split_whitespace().collect();
     let mover = fields[1].chars().next().expect("side");
-    let mut cells = Vec::new();
-    for row in fields[0].split('/') {
-        let mut run = String::new();
-        for c in row.chars() {
-            if c.is_ascii_digit() {
-                run.push(c);
-                continue;
-            }
-            let empties: usize = run.parse().unwrap_or(0);
-            cells.extend(std::iter::repeat_n('.', empties));
-            run.clear();
-            cells.push(c);
-        }
-        let empties: usize = run.parse().unwrap_or(0);
-        cells.extend(std::iter::repeat_n('.', empties));
-    }
     let n = position.size();
-    assert_eq!(cells.len(), n * n, "{fen}");
-    let digit = |c: char| {
-        if c == '.' {
-            0
-        } else if c == mover {
-            1
-        } else {
-            2
-        }
-    };
+    // Rows come bottom first here; on the torus that changes no count.
+    let cells: Vec<char> = common::board_from_text(fields[0], n, n).concat();
+    let digit = |c: char| common::side_digit(c, mover);
     let mut squares_in_state = [0usize; 135];
     for r in 0..n {
         for f in 0..n {

@@ -4,16 +4,18 @@
 #![allow(dead_code)]
 
 /// The squares of a position string's board field (`/`-separated rows from
-/// the top, digits for runs of empty squares) as `board[rank][file]` with
-/// rank 0 at the bottom; empty squares are `'.'`.
+/// the top, numbers — `10` included — for runs of empty squares) as
+/// `board[rank][file]` with rank 0 at the bottom; empty squares are `'.'`.
 pub fn board_from_text(field: &str, files: usize, ranks: usize) -> Vec<Vec<char>> {
     let mut board = vec![vec!['.'; files]; ranks];
     for (row, text) in field.split('/').enumerate() {
         let mut file = 0;
+        let mut run = 0;
         for c in text.chars() {
             match c.to_digit(10) {
-                Some(n) => file += n as usize,
+                Some(n) => run = run * 10 + n as usize,
                 None => {
+                    file += std::mem::take(&mut run);
                     board[ranks - 1 - row][file] = c;
                     file += 1;
                 }
