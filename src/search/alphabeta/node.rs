@@ -491,7 +491,7 @@ impl<G: Game> Worker<G> {
         let mut moves = std::mem::take(&mut self.frames[ply].moves);
         let mut keys = std::mem::take(&mut self.frames[ply].keys);
         position.generate_moves(&mut moves);
-        self.order_moves(
+        let mut hints_pending = self.order_moves(
             ctx, position, &moves, &mut keys, tt_move, ply, depth, previous,
         );
         let mut quiets_tried = std::mem::take(&mut self.frames[ply].quiets_tried);
@@ -508,6 +508,12 @@ impl<G: Game> Worker<G> {
         deferred.clear();
         let (mut next, mut next_deferred) = (0, 0);
         loop {
+            // The table move came first (the largest key, swapped to the
+            // front): now the rest need their hints.
+            if hints_pending && next == 1 {
+                add_hints(position, &mut keys[1..]);
+                hints_pending = false;
+            }
             // Every move in key order, then the deferred ones in the order
             // they were put back.
             let (key, mv, second_look) = if next < keys.len() {
@@ -798,7 +804,11 @@ impl<G: Game> Worker<G> {
 
     /// Gives every move its ordering key: table move, killers,
     /// countermove, then the game's hint (at depth ≥ 2 unless hints are
-    /// cheap) plus history.
+    /// cheap) plus history. When the table move is among the moves, the
+    /// hints are left out and `true` returned: the table move is searched
+    /// first whatever they say and often cuts off, and a hint can cost a
+    /// move and an evaluation (CTOR), so [`add_hints`] adds them only if
+    /// the search goes on.
     #[allow(clippy::too_many_arguments)]
     fn order_moves(
         &self,
@@ -810,13 +820,15 @@ impl<G: Game> Worker<G> {
         ply: usize,
         depth: i32,
         previous: Option<u32>,
-    ) {
+    ) -> bool {
         let side = position.side_to_move().index();
         let killers = self.killers[ply];
         let counter = previous
             .and_then(|p| self.history.countermove(side, p))
             .and_then(G::move_from_code);
-        let hints = ctx.tuning.cheap_hints || depth >= 2;
+        let wanted = ctx.tuning.cheap_hints || depth >= 2;
+        let deferred = wanted && tt_move.is_some_and(|t| moves.contains(&t));
+        let hints = wanted && !deferred;
         keys.clear();
         keys.extend(moves.iter().map(|&mv| {
             let key = if Some(mv) == tt_move {
@@ -838,6 +850,16 @@ impl<G: Game> Worker<G> {
             };
             (key, mv)
         }));
+        deferred
+    }
+}
+
+/// Adds the game's hints that [`Worker::order_moves`] left out to the keys
+/// of the moves that are not table move, killer or countermove: the same
+/// keys as if they had been there from the start.
+fn add_hints<G: Game>(position: &G, keys: &mut [(i64, G::Move)]) {
+    for (key, mv) in keys.iter_mut().filter(|(key, _)| *key < COUNTER_KEY) {
+        *key += position.move_hint(*mv) as i64 * HINT_WEIGHT;
     }
 }
 
