@@ -525,6 +525,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether the shipped network was trained for this position's
+    /// variant (board size, team size, …). Where it was not, `Eval auto`
+    /// evaluates with the classic evaluation instead; a network loaded
+    /// with `EvalFile` is used as given. Every variant by default.
+    fn embedded_network_fits(&self) -> bool {
+        true
+    }
+
     /// A copy of this position in which the hidden information that
     /// `observer` does not know has been sampled, consistently with what
     /// has been observed (CTOR's secret squares: the opponent's unused

@@ -750,7 +750,8 @@ impl GameVisitor for DatagenArgs {
     fn visit<G: Game>(self) -> Result<(), String> {
         let start: G =
             tools::position_from(self.position.fen.as_deref(), &self.position.options())?;
-        let network = tools::datagen::chosen_network::<G>(&self.eval, self.eval_file.as_deref())?;
+        let network =
+            tools::datagen::chosen_network(&start, &self.eval, self.eval_file.as_deref())?;
         let threads = match self.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,

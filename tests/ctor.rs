@@ -719,3 +719,31 @@ fn network_inputs_are_square_states_and_the_turns_budget() {
     }
     assert!(checked > 1000, "{checked} positions");
 }
+
+#[test]
+fn the_embedded_network_loads_and_judges_chips() {
+    let network = common::shipped_network::<Ctor>();
+    let eval = |fen: &str, size: u8| {
+        let position = Ctor::from_fen(fen, &opts(size, 1)).expect("valid position");
+        common::network_score(&network, &position)
+    };
+    // Sixteen chips against two, at the start of a turn, on both sizes.
+    let ahead = eval("xxxx4/xxxx4/xxxx4/xxxx4/8/8/8/o6o x 20 0/0/0/0 0", 8);
+    let behind = eval("xxxx4/xxxx4/xxxx4/xxxx4/8/8/8/o6o o 20 0/0/0/0 0", 8);
+    assert!(
+        ahead > 300 && behind < -300,
+        "ahead {ahead}, behind {behind}"
+    );
+    let ahead = eval(
+        "xxxx6/xxxx6/xxxx6/xxxx6/10/10/10/10/10/o8o x 20 0/0/0/0 0",
+        10,
+    );
+    let behind = eval(
+        "xxxx6/xxxx6/xxxx6/xxxx6/10/10/10/10/10/o8o o 20 0/0/0/0 0",
+        10,
+    );
+    assert!(
+        ahead > 300 && behind < -300,
+        "ahead {ahead}, behind {behind}"
+    );
+}

@@ -801,6 +801,44 @@ fn eval_file_loads_a_network_and_a_bad_file_changes_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// CTOR's shipped network learned from 8×8 games with one player a team:
+/// `Eval auto` uses it there (the scores differ from `Eval classic`) and
+/// evaluates 10×10 and team play classically (the same scores).
+#[test]
+fn ctor_uses_its_shipped_network_only_where_it_learned() {
+    let cases = [
+        ("8", "1", "8/1o6/3o4/8/8/8/x7/8 x 3 0/0/0/0 0", true),
+        (
+            "10",
+            "1",
+            "10/1o8/3o6/10/10/10/x9/10/10/10 x 3 0/0/0/0 0",
+            false,
+        ),
+        ("8", "3", "8/1o6/3o4/8/8/8/x7/8 x 4 0/0/0/0 0", false),
+    ];
+    for (size, team, fen, network) in cases {
+        let mut d = Driver::new();
+        for line in [
+            "setoption name Game value ctor",
+            "setoption name Search value alphabeta",
+            &format!("setoption name Size value {size}"),
+            &format!("setoption name Team value {team}"),
+        ] {
+            assert!(d.send(line).is_empty(), "{line}");
+        }
+        d.send(&format!("position fen {fen}"));
+        let go = "go depth 4";
+        let auto = searched_score(&mut d, go);
+        assert!(d.send("setoption name Eval value classic").is_empty());
+        let classic = searched_score(&mut d, go);
+        assert_eq!(
+            auto != classic,
+            network,
+            "size {size} team {team}: {auto} / {classic}"
+        );
+    }
+}
+
 /// Two engines, each told only its own CTOR secret squares, play a game
 /// through a loop that only forwards moves (as a generic runner does):
 /// every substitution is found by the engine that owns the square, and no

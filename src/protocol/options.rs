@@ -324,9 +324,10 @@ impl EngineOptions {
         load_eval_file(value, &mut self.eval_files)
     }
 
-    /// The network alpha-beta evaluates game `G` with: none for `Eval
-    /// classic`, else the `EvalFile` one or the embedded one, if any.
-    pub fn network_for<G: Game>(&self) -> Option<Arc<Network>> {
+    /// The network alpha-beta evaluates `position` with: none for `Eval
+    /// classic`, else the `EvalFile` one, or the embedded one if there is
+    /// one for the position's variant.
+    pub fn network_for<G: Game>(&self, position: &G) -> Option<Arc<Network>> {
         if self.eval == EvalChoice::Classic {
             return None;
         }
@@ -334,7 +335,9 @@ impl EngineOptions {
             .iter()
             .find(|n| n.game() == G::NAME)
             .cloned()
-            .or_else(crate::network::embedded::<G>)
+            .or_else(|| {
+                crate::network::embedded::<G>().filter(|_| position.embedded_network_fits())
+            })
     }
 }
 

@@ -125,7 +125,9 @@ impl<G: Game> Searchers<G> {
         }
         let result = match chosen_search::<G>(options) {
             PreferredSearch::AlphaBeta => {
-                self.alphabeta(options)?.0.search(state, limits, &mut keep)
+                let search = self.alphabeta(options)?.0;
+                search.set_network(options.network_for(&state.position));
+                search.search(state, limits, &mut keep)
             }
             PreferredSearch::Mcts => self
                 .mcts(mcts_config::<G>(options))
@@ -172,6 +174,7 @@ impl<G: Game> Searchers<G> {
             }));
         }
         let search = self.alphabeta(options)?.0;
+        search.set_network(options.network_for(&state.position));
         let single = match options.hidden {
             HiddenChoice::Ignore => Some(plain),
             HiddenChoice::Expect => state.position.expect_hidden(observer).or(Some(plain)),
@@ -251,7 +254,6 @@ impl<G: Game> Searchers<G> {
         match self {
             Searchers::AlphaBeta { search, .. } => {
                 search.set_threads(options.threads);
-                search.set_network(options.network_for::<G>());
                 Ok((search, refused))
             }
             _ => unreachable!("an alpha-beta searcher was just made"),

@@ -333,6 +333,10 @@ impl Geometry {
     }
 }
 
+/// The network shipped for CTOR, used on 8×8 with one player a team, the
+/// games it learned from (how it was made: `networks/README.md`).
+static CTOR_NETWORK: &[u8] = include_bytes!("../../../networks/ctor.net");
+
 /// Evaluation of one placement still to make in the turn.
 const PLACEMENT_VALUE: i32 = 90;
 const GEOMETRY_8: Geometry = Geometry::new(8);
@@ -1056,6 +1060,16 @@ impl Game for Ctor {
 
     fn network_inputs() -> Option<usize> {
         Some(features::NETWORK_INPUTS)
+    }
+
+    fn embedded_network() -> Option<&'static [u8]> {
+        Some(CTOR_NETWORK)
+    }
+
+    /// The shipped network learned from 8×8 games with one player a team
+    /// only (`networks/README.md`).
+    fn embedded_network_fits(&self) -> bool {
+        self.n == 8 && self.team == 1
     }
 
     fn active_inputs(&self, active: &mut Vec<u16>) {

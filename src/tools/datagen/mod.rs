@@ -387,9 +387,11 @@ fn progress_bar(show: bool, games: u64) -> indicatif::ProgressBar {
     bar
 }
 
-/// The network an `--eval`/`--eval-file` pair chooses for `G`: `classic`
-/// none, `auto` the file's (checked to fit) or else the embedded one.
+/// The network an `--eval`/`--eval-file` pair chooses for games from
+/// `start`: `classic` none, `auto` the file's (checked to fit) or else the
+/// embedded one where it was trained for `start`'s variant.
 pub fn chosen_network<G: Game>(
+    start: &G,
     eval: &str,
     eval_file: Option<&std::path::Path>,
 ) -> Result<Option<Arc<Network>>, String> {
@@ -399,7 +401,7 @@ pub fn chosen_network<G: Game>(
             Some(path) => Ok(Some(Arc::new(Network::load_for::<G>(
                 &path.display().to_string(),
             )?))),
-            None => Ok(crate::network::embedded::<G>()),
+            None => Ok(crate::network::embedded::<G>().filter(|_| start.embedded_network_fits())),
         },
         _ => Err(format!("--eval must be auto or classic, not '{eval}'")),
     }
