@@ -368,6 +368,12 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The embedded network for `position`'s variant: none where the game's
+/// shipped network was not trained for it ([`Game::embedded_network_fits`]).
+pub fn embedded_for<G: Game>(position: &G) -> Option<Arc<Network>> {
+    embedded::<G>().filter(|_| position.embedded_network_fits())
+}
+
 /// The network embedded in the binary for game `G`, parsed once.
 pub fn embedded<G: Game>() -> Option<Arc<Network>> {
     type Cache = Mutex<Vec<(&'static str, Option<Arc<Network>>)>>;

@@ -335,9 +335,7 @@ impl EngineOptions {
             .iter()
             .find(|n| n.game() == G::NAME)
             .cloned()
-            .or_else(|| {
-                crate::network::embedded::<G>().filter(|_| position.embedded_network_fits())
-            })
+            .or_else(|| crate::network::embedded_for(position))
     }
 }
 

@@ -88,7 +88,7 @@ impl GameVisitor for BenchGame {
             lines.push(bench_line(&state, "alphabeta", BENCH_NODES, |s, l| {
                 alphabeta.search(s, l, &mut |_| {})
             }));
-            if let Some(network) = crate::network::embedded::<G>() {
+            if let Some(network) = crate::network::embedded_for(&state.position) {
                 let mut alphabeta =
                     AlphaBeta::<G>::new(BENCH_HASH_MB).expect("the bench's small table");
                 alphabeta.set_network(Some(network));

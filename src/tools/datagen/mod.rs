@@ -401,7 +401,7 @@ pub fn chosen_network<G: Game>(
             Some(path) => Ok(Some(Arc::new(Network::load_for::<G>(
                 &path.display().to_string(),
             )?))),
-            None => Ok(crate::network::embedded::<G>().filter(|_| start.embedded_network_fits())),
+            None => Ok(crate::network::embedded_for(start)),
         },
         _ => Err(format!("--eval must be auto or classic, not '{eval}'")),
     }
