@@ -509,7 +509,7 @@ fn ataxx_depth_match(adjudication: Adjudication) -> MatchConfig {
 #[test]
 fn score_adjudication_only_cuts_games_short() {
     let (full, _) = play(&ataxx_depth_match(Adjudication::default()));
-    let resign = ResignRule::parse(&["movecount=2".into(), "score=150".into()]).unwrap();
+    let resign = ResignRule::parse(&["movecount=2".into(), "score=100".into()]).unwrap();
     let (cut, _) = play(&ataxx_depth_match(Adjudication {
         resign: Some(resign),
         draw: None,
