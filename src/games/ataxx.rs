@@ -304,6 +304,7 @@ const SEARCH_TUNING: SearchTuning = SearchTuning {
     }),
     quiescence: None,
     cheap_hints: true,
+    history_from_every_move: true,
 };
 
 /// The image of every square under the eight symmetries of the board

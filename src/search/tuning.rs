@@ -115,6 +115,10 @@ pub struct SearchTuning {
     /// every node with; otherwise only nodes of depth ≥ 2 use it and the
     /// others order by history alone.
     pub cheap_hints: bool,
+    /// Whether history, killers and countermoves learn from the cutoffs of
+    /// every move, not only of quiet ones: for games where most moves are
+    /// noisy and the hint alone cannot order them (Ataxx's clones).
+    pub history_from_every_move: bool,
 }
 
 impl SearchTuning {
@@ -131,6 +135,7 @@ impl SearchTuning {
         futility: None,
         quiescence: None,
         cheap_hints: false,
+        history_from_every_move: false,
     };
 
     /// Conservative defaults for a game with a hand-written evaluation of
@@ -164,6 +169,7 @@ impl SearchTuning {
         }),
         quiescence: None,
         cheap_hints: false,
+        history_from_every_move: false,
     };
 }
 

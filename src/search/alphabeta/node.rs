@@ -592,13 +592,16 @@ impl<G: Game> Worker<G> {
                     self.root_best = Some((mv, score));
                 }
             }
+            // The moves history learns from (see
+            // `SearchTuning::history_from_every_move`).
+            let learns = quiet || ctx.tuning.history_from_every_move;
             if score >= beta {
-                if quiet && let Some(code) = code {
+                if learns && let Some(code) = code {
                     self.reward_cutoff(side, code, mv, previous, &quiets_tried, ply, depth);
                 }
                 break;
             }
-            if quiet && let Some(code) = code {
+            if learns && let Some(code) = code {
                 quiets_tried.push(code);
             }
         }
