@@ -219,7 +219,7 @@ const AGGRESSIVE: SearchTuning = SearchTuning {
     }),
     quiescence: Some(4),
     cheap_hints: true,
-    history_from_every_move: false,
+    history_from_every_move: true,
 };
 
 /// Checks every position of the toy game: the proven value equals brute

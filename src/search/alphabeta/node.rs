@@ -83,6 +83,8 @@ enum Singular {
 struct Frame<M> {
     moves: Vec<M>,
     keys: Vec<(i64, M)>,
+    /// Codes of the moves tried so far that learn from cutoffs (quiet
+    /// ones, or every move with `SearchTuning::history_from_every_move`).
     quiets_tried: Vec<u32>,
     /// Moves put back because another thread was searching them.
     deferred: Vec<(i64, M)>,
@@ -776,9 +778,10 @@ impl<G: Game> Worker<G> {
         }
     }
 
-    /// A quiet move caused a cutoff: it becomes a killer and the
-    /// countermove of the previous move, and gains history while the quiet
-    /// moves tried before it lose some.
+    /// A move that learns from cutoffs (a quiet one, or any with
+    /// `SearchTuning::history_from_every_move`) caused a cutoff: it becomes
+    /// a killer and the countermove of the previous move, and gains history
+    /// while the learning moves tried before it (`quiets_tried`) lose some.
     #[allow(clippy::too_many_arguments)]
     fn reward_cutoff(
         &mut self,
