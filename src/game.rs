@@ -462,6 +462,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         self.hash()
     }
 
+    /// This position followed by its images under every symmetry of the
+    /// board that the rules (and so the true value) do not see: `agon
+    /// train` learns from each image too, several samples for one recorded
+    /// position. The default is the position alone.
+    fn symmetric_images(&self) -> Vec<Self> {
+        vec![self.clone()]
+    }
+
     /// The alpha-beta parameters for this game: which prunings and
     /// reductions run, and their margins (see [`SearchTuning`]).
     fn search_tuning() -> SearchTuning {

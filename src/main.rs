@@ -141,7 +141,7 @@ struct TrainArgs {
     /// Evaluation units per unit of network output (the sigmoid's scale).
     #[arg(long, default_value_t = 400.0)]
     scale: f32,
-    /// Share of the samples held out for the validation loss.
+    /// Share of the records held out for the validation loss.
     #[arg(long, default_value_t = 0.05)]
     validation: f32,
     /// Seed of the initial weights, the split and the shuffles.
@@ -150,6 +150,11 @@ struct TrainArgs {
     /// Threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Train on each recorded position only, not also on its images under
+    /// the board's rotations and reflections (Ataxx: eight samples per
+    /// record; games without symmetries: one either way).
+    #[arg(long)]
+    no_symmetries: bool,
 }
 
 /// Arguments of `agon datagen`.
@@ -791,6 +796,7 @@ impl GameVisitor for TrainArgs {
             validation_share: self.validation,
             seed: self.seed,
             threads: self.threads,
+            symmetries: !self.no_symmetries,
         };
         tools::train::run::<G>(&self.data, &self.out, &config, &mut |line| {
             println!("{line}")

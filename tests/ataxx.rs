@@ -130,6 +130,42 @@ fn fen_round_trips_and_canonical_form() {
     assert_eq!(Ataxx::start(&standard()).fen(), START);
 }
 
+/// The eight images of a position (for training) are the board turned and
+/// mirrored: the first is the position itself, the eight are distinct for
+/// an asymmetric position, each keeps the side, counters and piece counts,
+/// and each has as many moves and perft leaves as the original.
+#[test]
+fn symmetric_images_are_the_rotations_and_reflections() {
+    let original = position("x5o/1x5/2x-3/7/3o3/7/o5x o 3 9", standard());
+    let images = original.symmetric_images();
+    assert_eq!(images.len(), 8);
+    assert_eq!(images[0].fen(), original.fen());
+    // Mirrored left to right; turned half round.
+    assert!(
+        images
+            .iter()
+            .any(|i| i.fen() == "o5x/5x1/3-x2/7/3o3/7/x5o o 3 9")
+    );
+    assert!(
+        images
+            .iter()
+            .any(|i| i.fen() == "x5o/7/3o3/7/3-x2/5x1/o5x o 3 9")
+    );
+    let fens: std::collections::HashSet<String> = images.iter().map(Ataxx::fen).collect();
+    assert_eq!(fens.len(), 8);
+    for image in &images {
+        assert_eq!(image.side_to_move(), original.side_to_move());
+        for side in [Player::X, Player::O] {
+            assert_eq!(
+                image.pieces(side).count_ones(),
+                original.pieces(side).count_ones()
+            );
+        }
+        assert_eq!(image.canonical_key(), original.canonical_key());
+        assert_eq!(perft(image, 3), perft(&original, 3), "{}", image.fen());
+    }
+}
+
 #[test]
 fn malformed_fens_are_rejected() {
     let long_digits = format!("x{}o/7/7/7/7/7/o5x x 0 1", "9".repeat(40));

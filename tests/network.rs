@@ -67,6 +67,7 @@ fn small_config() -> TrainConfig {
         validation_share: 0.1,
         seed: 7,
         threads: 1,
+        symmetries: false,
     }
 }
 
@@ -228,6 +229,39 @@ fn integer_inference_matches_the_file_weights() {
     // Only the two integer divisions truncate: below 1 unit for the last,
     // scale / (QA × QB) ≈ 0.025 for the other. Seen: 1.016.
     assert!(worst < 1.03, "worst {worst}");
+}
+
+/// With symmetries each record gives its position's eight images, with
+/// the record's target, and the validation split keeps them together.
+#[test]
+fn symmetric_images_are_samples_of_one_record() {
+    let positions = random_positions(200, 6);
+    let plain = material_samples(&positions, &small_config());
+    let config = TrainConfig {
+        symmetries: true,
+        ..small_config()
+    };
+    let samples = material_samples(&positions, &config);
+    assert_eq!((plain.records(), plain.len()), (200, 200));
+    assert_eq!((samples.records(), samples.len()), (200, 1600));
+    for (record, position) in positions.iter().enumerate() {
+        let range = samples.samples_of_record(record);
+        assert_eq!(range.len(), 8);
+        assert_eq!(samples.get(range.start), plain.get(record));
+        for (sample, image) in range.zip(position.symmetric_images()) {
+            let mut active = Vec::new();
+            image.active_inputs(&mut active);
+            assert_eq!(samples.get(sample).inputs, &active[..]);
+            assert_eq!(samples.get(sample).target, plain.get(record).target);
+        }
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let (train_part, validation) = train::split_by_record(&samples, 0.1, &mut rng);
+    assert_eq!((train_part.len(), validation.len()), (1440, 160));
+    let record_of = |sample: u32| (sample / 8) as usize;
+    let held: std::collections::HashSet<usize> = validation.iter().map(|&s| record_of(s)).collect();
+    assert_eq!(held.len(), 20);
+    assert!(train_part.iter().all(|&s| !held.contains(&record_of(s))));
 }
 
 #[test]

@@ -467,6 +467,20 @@ pub struct Ataxx {
 }
 
 impl Ataxx {
+    /// This position under symmetry number `symmetry` of [`SYMMETRIES`]
+    /// (0 is the identity).
+    fn image(&self, symmetry: usize) -> Ataxx {
+        let map = |bb: u64| squares(bb).fold(0u64, |acc, sq| acc | 1 << SYMMETRIES[symmetry][sq]);
+        Ataxx::from_parts(
+            [map(self.pieces[0]), map(self.pieces[1])],
+            map(self.blockers),
+            self.side,
+            self.halfmoves,
+            self.fullmoves,
+            self.options,
+        )
+    }
+
     /// Builds a position from its parts (bitboards of `x`, `o` and
     /// blockers must be disjoint and inside the board).
     fn from_parts(
@@ -741,22 +755,18 @@ impl Game for Ataxx {
 
     /// The smallest hash over the eight symmetries of the square board.
     fn canonical_key(&self) -> u64 {
-        (0..8)
-            .map(|symmetry| {
-                let map =
-                    |bb: u64| squares(bb).fold(0u64, |acc, sq| acc | 1 << SYMMETRIES[symmetry][sq]);
-                let image = Ataxx::from_parts(
-                    [map(self.pieces[0]), map(self.pieces[1])],
-                    map(self.blockers),
-                    self.side,
-                    self.halfmoves,
-                    self.fullmoves,
-                    self.options,
-                );
-                image.hash
-            })
+        (0..SYMMETRIES.len())
+            .map(|symmetry| self.image(symmetry).hash)
             .min()
             .unwrap_or(self.hash)
+    }
+
+    /// The eight images under the square board's rotations and
+    /// reflections (the identity first).
+    fn symmetric_images(&self) -> Vec<Ataxx> {
+        (0..SYMMETRIES.len())
+            .map(|symmetry| self.image(symmetry))
+            .collect()
     }
 
     /// Decided by the piece count, as the rules decide every ending.

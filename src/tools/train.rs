@@ -70,12 +70,16 @@ pub struct TrainConfig {
     pub lambda: f32,
     /// Evaluation units per unit of float output (a whole number).
     pub scale: f32,
-    /// Share of the samples held out to measure the validation loss.
+    /// Share of the records held out (with all their samples) to measure the validation loss.
     pub validation_share: f32,
     /// Seed of the initial weights, the split and the shuffles.
     pub seed: u64,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
+    /// Whether each record also gives a sample for every other image of
+    /// its position under the board's symmetries
+    /// ([`Game::symmetric_images`]).
+    pub symmetries: bool,
 }
 
 impl Default for TrainConfig {
@@ -91,6 +95,7 @@ impl Default for TrainConfig {
             validation_share: 0.05,
             seed: 1,
             threads: 0,
+            symmetries: true,
         }
     }
 }
@@ -159,8 +164,12 @@ pub struct Sample<'a> {
     pub target: f32,
 }
 
-/// Many samples in three flat arrays: millions of small `Vec`s would cost
-/// an allocation and 24 bytes of header each, more than their ~36 inputs.
+/// Many samples in flat arrays: millions of small `Vec`s would cost an
+/// allocation and 24 bytes of header each, more than their ~36 inputs.
+/// Samples come in groups, one per record (the images of its position,
+/// adjacent), so that the validation split can keep a record's images
+/// together: an image held out while its twin is trained on would make the
+/// validation loss look better than the network generalises.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Samples {
     /// Every sample's inputs, one after another.
@@ -169,6 +178,8 @@ pub struct Samples {
     starts: Vec<usize>,
     /// Each sample's target.
     targets: Vec<f32>,
+    /// Where each record's samples start, plus the end of the last one.
+    records: Vec<usize>,
 }
 
 impl Default for Samples {
@@ -184,6 +195,7 @@ impl Samples {
             inputs: Vec::new(),
             starts: vec![0],
             targets: Vec::new(),
+            records: vec![0],
         }
     }
 
@@ -195,14 +207,24 @@ impl Samples {
             inputs: Vec::with_capacity(inputs),
             starts,
             targets: Vec::with_capacity(samples),
+            records: vec![0],
         }
     }
 
-    /// Adds a sample.
+    /// Adds a record of one sample.
     pub fn push(&mut self, inputs: &[u16], target: f32) {
-        self.inputs.extend_from_slice(inputs);
-        self.starts.push(self.inputs.len());
-        self.targets.push(target);
+        self.push_record([inputs], target);
+    }
+
+    /// Adds a record with one sample per entry of `images` (the inputs of
+    /// each image of its position), all with the same target.
+    pub fn push_record<'a>(&mut self, images: impl IntoIterator<Item = &'a [u16]>, target: f32) {
+        for inputs in images {
+            self.inputs.extend_from_slice(inputs);
+            self.starts.push(self.inputs.len());
+            self.targets.push(target);
+        }
+        self.records.push(self.targets.len());
     }
 
     /// Removes every sample, keeping the memory.
@@ -211,6 +233,8 @@ impl Samples {
         self.starts.clear();
         self.starts.push(0);
         self.targets.clear();
+        self.records.clear();
+        self.records.push(0);
     }
 
     /// Adds every sample of `other`, in order.
@@ -220,11 +244,25 @@ impl Samples {
         self.starts
             .extend(other.starts[1..].iter().map(|&start| base + start));
         self.targets.extend_from_slice(&other.targets);
+        let base = *self.records.last().unwrap_or(&0);
+        self.records
+            .extend(other.records[1..].iter().map(|&start| base + start));
     }
 
     /// Number of samples.
     pub fn len(&self) -> usize {
         self.targets.len()
+    }
+
+    /// Number of records (each one sample, or one per image of its
+    /// position).
+    pub fn records(&self) -> usize {
+        self.records.len() - 1
+    }
+
+    /// The sample numbers of record `record` (panics when out of range).
+    pub fn samples_of_record(&self, record: usize) -> std::ops::Range<usize> {
+        self.records[record]..self.records[record + 1]
     }
 
     /// Whether there are no samples.
@@ -269,8 +307,10 @@ impl Samples {
 }
 
 /// Turns records into samples for game `G`: each position is read with the
-/// default options and its active inputs collected; the target is
-/// [`target`]. A record that does not parse is an error naming its index.
+/// default options and its active inputs collected, and with
+/// `config.symmetries` those of every other image of it
+/// ([`Game::symmetric_images`]) as well; the target is [`target`]. A record
+/// that does not parse is an error naming its index.
 pub fn samples<G: Game>(records: &[Record], config: &TrainConfig) -> Result<Samples, String> {
     config.check()?;
     let pool = thread_pool(config.threads)?;
@@ -302,13 +342,21 @@ fn samples_of<G: Game>(
 ) -> Result<Samples, String> {
     let options = G::Options::default();
     let mut out = Samples::new();
-    let mut active = Vec::new();
+    let mut images: Vec<Vec<u16>> = Vec::new();
     for (offset, record) in records.iter().enumerate() {
         let position = G::from_fen(&record.fen, &options)
             .map_err(|e| format!("record {}: '{}': {e}", first + offset, record.fen))?;
-        active.clear();
-        position.active_inputs(&mut active);
-        out.push(&active, target(record, config));
+        let positions = if config.symmetries {
+            position.symmetric_images()
+        } else {
+            vec![position]
+        };
+        images.resize_with(positions.len(), Vec::new);
+        for (image, active) in positions.iter().zip(&mut images) {
+            active.clear();
+            image.active_inputs(active);
+        }
+        out.push_record(images.iter().map(Vec::as_slice), target(record, config));
     }
     Ok(out)
 }
@@ -962,6 +1010,28 @@ pub fn train_float<G: Game>(
     Ok(trainer.network)
 }
 
+/// Splits the sample numbers into training and validation: a random share
+/// `validation_share` of the records is held out, each with all its
+/// samples (images of one position never straddle the split).
+pub fn split_by_record(
+    samples: &Samples,
+    validation_share: f32,
+    rng: &mut Xoshiro256PlusPlus,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut records: Vec<usize> = (0..samples.records()).collect();
+    records.shuffle(rng);
+    let held_out = (records.len() as f64 * f64::from(validation_share)).round() as usize;
+    let held_out = records.split_off(records.len() - held_out.min(records.len()));
+    let numbers = |records: &[usize]| -> Vec<u32> {
+        records
+            .iter()
+            .flat_map(|&record| samples.samples_of_record(record))
+            .map(|sample| sample as u32)
+            .collect()
+    };
+    (numbers(&records), numbers(&held_out))
+}
+
 /// A training run's state.
 struct Trainer<'a> {
     /// The samples.
@@ -983,8 +1053,9 @@ struct Trainer<'a> {
 }
 
 impl<'a> Trainer<'a> {
-    /// A fresh run: random weights, and the samples split into training and
-    /// validation by a seeded shuffle; one gradient buffer per thread.
+    /// A fresh run: random weights, and the records split into training and
+    /// validation by a seeded shuffle (each with all its samples); one
+    /// gradient buffer per thread.
     fn new(
         game: &str,
         inputs: usize,
@@ -992,14 +1063,11 @@ impl<'a> Trainer<'a> {
         config: &'a TrainConfig,
         threads: usize,
     ) -> Result<Trainer<'a>, String> {
-        let count = u32::try_from(samples.len()).map_err(|_| "too many samples")?;
+        u32::try_from(samples.len()).map_err(|_| "too many samples")?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
         let mean_active = samples.total_inputs() as f32 / samples.len() as f32;
         let network = FloatNetwork::random(game, inputs, config, mean_active, &mut rng);
-        let mut train: Vec<u32> = (0..count).collect();
-        train.shuffle(&mut rng);
-        let held_out = (samples.len() as f64 * f64::from(config.validation_share)).round();
-        let validation = train.split_off(samples.len() - held_out as usize);
+        let (train, validation) = split_by_record(samples, config.validation_share, &mut rng);
         if train.is_empty() {
             return Err("no samples left for training after the validation split".into());
         }
