@@ -15,7 +15,7 @@ use crate::game::{
     zobrist_keys,
 };
 use crate::search::tuning::{
-    DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning,
+    DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning, SingularExtension,
 };
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Write as _;
@@ -285,7 +285,11 @@ const SEARCH_TUNING: SearchTuning = SearchTuning {
         verify_from: None,
     }),
     internal_reduction: Some(3),
-    singular: None,
+    singular: Some(SingularExtension {
+        min_depth: 6,
+        entry_depth_margin: 3,
+        margin_per_depth: 1,
+    }),
     late_move_reductions: Some(LateMoveReductions {
         min_depth: 3,
         min_moves: 2,
