@@ -70,7 +70,8 @@ pub struct TrainConfig {
     pub lambda: f32,
     /// Evaluation units per unit of float output (a whole number).
     pub scale: f32,
-    /// Share of the records held out (with all their samples) to measure the validation loss.
+    /// Share of the records held out (with all their samples) to measure
+    /// the validation loss.
     pub validation_share: f32,
     /// Seed of the initial weights, the split and the shuffles.
     pub seed: u64,
@@ -199,16 +200,18 @@ impl Samples {
         }
     }
 
-    /// Room for `samples` samples of `inputs` inputs in total.
-    pub fn with_capacity(samples: usize, inputs: usize) -> Samples {
-        let mut starts = Vec::with_capacity(samples + 1);
-        starts.push(0);
-        Samples {
-            inputs: Vec::with_capacity(inputs),
-            starts,
-            targets: Vec::with_capacity(samples),
-            records: vec![0],
-        }
+    /// Room for `samples` samples of `inputs` inputs in total, or an error
+    /// when the memory cannot be had (a large data file with eight images
+    /// per record can ask for gigabytes).
+    pub fn try_with_capacity(samples: usize, inputs: usize) -> Result<Samples, String> {
+        let mut all = Samples::new();
+        let too_big = |_| {
+            format!("not enough memory for {samples} training samples ({inputs} inputs in all)")
+        };
+        all.inputs.try_reserve_exact(inputs).map_err(too_big)?;
+        all.starts.try_reserve_exact(samples).map_err(too_big)?;
+        all.targets.try_reserve_exact(samples).map_err(too_big)?;
+        Ok(all)
     }
 
     /// Adds a record of one sample.
@@ -326,8 +329,9 @@ pub fn samples<G: Game>(records: &[Record], config: &TrainConfig) -> Result<Samp
     for part in parts {
         parts_ok.push(part?);
     }
+    let total_samples = parts_ok.iter().map(Samples::len).sum();
     let total_inputs = parts_ok.iter().map(Samples::total_inputs).sum();
-    let mut all = Samples::with_capacity(records.len(), total_inputs);
+    let mut all = Samples::try_with_capacity(total_samples, total_inputs)?;
     for part in &parts_ok {
         all.append(part);
     }
@@ -1063,6 +1067,7 @@ impl<'a> Trainer<'a> {
         config: &'a TrainConfig,
         threads: usize,
     ) -> Result<Trainer<'a>, String> {
+        // Sample numbers are kept as `u32` (half the memory of `usize`).
         u32::try_from(samples.len()).map_err(|_| "too many samples")?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
         let mean_active = samples.total_inputs() as f32 / samples.len() as f32;
