@@ -641,3 +641,58 @@ fn network_inputs_are_lines_boxes_score_and_chains() {
     }
     assert!(checked > 1000, "{checked} positions");
 }
+
+/// The moves of `moves` under a map of the dots.
+fn mapped_moves(moves: &str, map: impl Fn(u8, u8) -> (u8, u8)) -> String {
+    let dot = |text: &[u8]| {
+        let (file, rank) = map(text[0] - b'a', text[1] - b'1');
+        format!("{}{}", (b'a' + file) as char, (b'1' + rank) as char)
+    };
+    moves
+        .split_whitespace()
+        .map(|m| format!("{}{}", dot(&m.as_bytes()[..2]), dot(&m.as_bytes()[2..])))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn symmetric_images_are_the_rotations_and_reflections() {
+    // A box taken, so the score and the side to move are not the start's.
+    let moves = "a1b1 a1a2 c4d4 b1b2 a2b2 c2c3 e4e5";
+    let mut position = Dots::start(&DotsOptions::default());
+    play(&mut position, moves);
+    let images = position.symmetric_images();
+    assert_eq!(images.len(), 8);
+    assert_eq!(images[0].fen(), position.fen(), "the identity comes first");
+    let fens: std::collections::HashSet<String> = images.iter().map(|i| i.fen()).collect();
+    assert_eq!(fens.len(), 8, "an asymmetric position has eight images");
+    for image in &images {
+        assert_eq!(image.side_to_move(), position.side_to_move());
+        assert_eq!(image.canonical_key(), position.canonical_key());
+        assert_eq!(image.lines().count_ones(), position.lines().count_ones());
+        assert_eq!(image.count_moves(), position.count_moves());
+        // Size, scores and side: every field but the lines.
+        let fields = |d: &Dots| {
+            let fen = d.fen();
+            let mut f: Vec<String> = fen.split_whitespace().map(String::from).collect();
+            f.remove(1);
+            f
+        };
+        assert_eq!(fields(image), fields(&position));
+    }
+    // The same moves mirrored left to right, and across the diagonal,
+    // played from the start give two of the images.
+    for map in [
+        (|f: u8, r: u8| (4 - f, r)) as fn(u8, u8) -> (u8, u8),
+        |f, r| (r, f),
+        |f, r| (4 - f, 4 - r),
+    ] {
+        let mut mapped = Dots::start(&DotsOptions::default());
+        play(&mut mapped, &mapped_moves(moves, map));
+        assert!(fens.contains(&mapped.fen()), "{} missing", mapped.fen());
+    }
+    // A rectangle has four.
+    let mut rectangle = Dots::start(&options("2x3"));
+    play(&mut rectangle, "a1b1 a1a2");
+    assert_eq!(rectangle.symmetric_images().len(), 4);
+}

@@ -118,19 +118,31 @@ impl Geometry {
     /// [`Geometry::canonical`] and the symmetry that maps `lines` onto it
     /// (the first one when several do), for [`Geometry::to_canonical`].
     pub fn canonical_with_symmetry(&self, lines: u64) -> (u64, usize) {
-        let chunks = self.lines.div_ceil(CHUNK_BITS);
-        let mask = (1 << CHUNK_BITS) - 1;
         let mut best = (u64::MAX, 0);
-        for (sym, table) in self.syms.iter().enumerate() {
-            let image = (0..chunks).fold(0u64, |acc, chunk| {
-                acc | table[chunk][(lines >> (CHUNK_BITS * chunk)) as usize & mask]
-            });
-            let image = self.corners_first(image);
+        for sym in 0..self.syms.len() {
+            let image = self.corners_first(self.image(sym, lines));
             if image < best.0 {
                 best = (image, sym);
             }
         }
         best
+    }
+
+    /// How many symmetries the board has: 8 for a square, 4 for a
+    /// rectangle (the identity is symmetry 0).
+    pub fn symmetry_count(&self) -> usize {
+        self.syms.len()
+    }
+
+    /// The image of the line set `lines` under symmetry `sym`.
+    #[inline]
+    pub fn image(&self, sym: usize, lines: u64) -> u64 {
+        let chunks = self.lines.div_ceil(CHUNK_BITS);
+        let mask = (1 << CHUNK_BITS) - 1;
+        let table = &self.syms[sym];
+        (0..chunks).fold(0u64, |acc, chunk| {
+            acc | table[chunk][(lines >> (CHUNK_BITS * chunk)) as usize & mask]
+        })
     }
 
     /// `lines` with each corner box that has one border line drawn

@@ -428,6 +428,22 @@ impl Game for Dots {
         lines.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ rest
     }
 
+    /// The images under the board's symmetries (8 on a square board, 4 on
+    /// a rectangle; the identity first): the same score and side to move,
+    /// the lines reflected or rotated.
+    fn symmetric_images(&self) -> Vec<Dots> {
+        (0..self.geo.symmetry_count())
+            .map(|sym| {
+                Dots::new(
+                    self.geo,
+                    self.geo.image(sym, self.lines),
+                    self.score,
+                    self.side,
+                )
+            })
+            .collect()
+    }
+
     /// Lines that complete a box.
     fn is_noisy(&self, mv: DotsMove) -> bool {
         self.geo.completes(self.lines, mv.0 as usize) > 0
