@@ -207,6 +207,7 @@ const AGGRESSIVE: SearchTuning = SearchTuning {
         base: 1.0,
         divisor: 1.5,
         history_divisor: 8192,
+        noisy_less: 1,
     }),
     late_move_pruning: Some(LateMovePruning {
         max_depth: 8,

@@ -296,6 +296,7 @@ const SEARCH_TUNING: SearchTuning = SearchTuning {
         base: 0.8,
         divisor: 2.5,
         history_divisor: 8192,
+        noisy_less: 0,
     }),
     late_move_pruning: Some(LateMovePruning {
         max_depth: 6,

@@ -57,6 +57,10 @@ pub struct LateMoveReductions {
     pub divisor: f64,
     /// History score worth one ply less (or more) of reduction.
     pub history_divisor: i32,
+    /// Plies less for a noisy move ([`crate::game::Game::is_noisy`]): 1 in
+    /// most games, 0 where nearly every move is noisy and the flag says
+    /// little about the move (Ataxx's clones).
+    pub noisy_less: i32,
 }
 
 /// Late-move pruning: at low depth, quiet moves after the first
@@ -157,6 +161,7 @@ impl SearchTuning {
             base: 0.5,
             divisor: 2.5,
             history_divisor: 8192,
+            noisy_less: 1,
         }),
         late_move_pruning: Some(LateMovePruning {
             max_depth: 4,

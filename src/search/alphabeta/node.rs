@@ -672,7 +672,10 @@ impl<G: Game> Worker<G> {
             return 0;
         }
         let mut r = ctx.reductions.get(depth, searched);
-        r -= pv_node as i32 + special as i32 + !quiet as i32;
+        r -= pv_node as i32 + special as i32;
+        if !quiet {
+            r -= lmr.noisy_less;
+        }
         r -= history / lmr.history_divisor;
         r.clamp(0, (depth - 2).max(0))
     }
