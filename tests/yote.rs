@@ -399,3 +399,27 @@ fn the_embedded_network_loads_and_judges_material() {
         "ahead {ahead}, behind {behind}"
     );
 }
+
+#[test]
+fn symmetric_images_are_the_four_reflections() {
+    let position = pos("5o/1x4/6/2o3/x5 o 10 10 c2c3 e5f5 17 4");
+    let images = position.symmetric_images();
+    let fens: Vec<String> = images.iter().map(|i| i.fen()).collect();
+    assert_eq!(fens.len(), 4);
+    assert_eq!(fens[0], position.fen(), "the identity comes first");
+    // Files mirrored (a ↔ f), ranks mirrored (1 ↔ 5), both: written out by
+    // hand, the no-straight-back steps reflected with the stones.
+    for expected in [
+        "o5/4x1/6/3o2/5x o 10 10 d2d3 b5a5 17 4",
+        "x5/2o3/6/1x4/5o o 10 10 c4c3 e1f1 17 4",
+        "5x/3o2/6/4x1/o5 o 10 10 d4d3 b1a1 17 4",
+    ] {
+        assert!(fens.contains(&expected.to_string()), "{expected} missing");
+    }
+    for image in &images {
+        assert_eq!(image.hash(), image.hash_from_scratch());
+        assert_eq!(image.canonical_key(), position.canonical_key());
+        assert_eq!(moves(image).len(), moves(&position).len());
+        assert_eq!(perft(image, 2), perft(&position, 2));
+    }
+}

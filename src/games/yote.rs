@@ -219,6 +219,23 @@ const fn lines_of_three() -> [(u8, u8); 38] {
 }
 
 impl Yote {
+    /// The position reflected: files when bit 0 of `symmetry` is set,
+    /// ranks when bit 1 is (stones and the no-straight-back steps alike).
+    fn image(&self, symmetry: u8) -> Yote {
+        let map_sq = |sq: u8| {
+            let (f, r) = (sq as usize % FILES, sq as usize / FILES);
+            let f = if symmetry & 1 != 0 { FILES - 1 - f } else { f };
+            let r = if symmetry & 2 != 0 { RANKS - 1 - r } else { r };
+            (r * FILES + f) as u8
+        };
+        let map = |bb: u32| squares(bb).fold(0u32, |acc, sq| acc | 1 << map_sq(sq));
+        let mut image = self.clone();
+        image.stones = [map(self.stones[0]), map(self.stones[1])];
+        image.last = self.last.map(|l| l.map(|(a, b)| (map_sq(a), map_sq(b))));
+        image.hash = image.hash_from_scratch();
+        image
+    }
+
     /// Stones of `p` on the board, as a bitboard (`a1` = bit 0).
     pub fn stones(&self, p: Player) -> u32 {
         self.stones[p.index()]
@@ -475,22 +492,16 @@ impl Game for Yote {
     /// The smallest hash over the four reflections of the board (files,
     /// ranks, both); the no-straight-back squares are reflected too.
     fn canonical_key(&self) -> u64 {
-        (0..4u8)
-            .map(|symmetry| {
-                let map_sq = |sq: u8| {
-                    let (f, r) = (sq as usize % FILES, sq as usize / FILES);
-                    let f = if symmetry & 1 != 0 { FILES - 1 - f } else { f };
-                    let r = if symmetry & 2 != 0 { RANKS - 1 - r } else { r };
-                    (r * FILES + f) as u8
-                };
-                let map = |bb: u32| squares(bb).fold(0u32, |acc, sq| acc | 1 << map_sq(sq));
-                let mut image = self.clone();
-                image.stones = [map(self.stones[0]), map(self.stones[1])];
-                image.last = self.last.map(|l| l.map(|(a, b)| (map_sq(a), map_sq(b))));
-                image.hash_from_scratch()
-            })
+        (0..4)
+            .map(|symmetry| self.image(symmetry).hash)
             .min()
             .unwrap_or(self.hash)
+    }
+
+    /// The four reflections of the board (the identity first), so that
+    /// `agon train` learns from each record's mirror images.
+    fn symmetric_images(&self) -> Vec<Yote> {
+        (0..4).map(|symmetry| self.image(symmetry)).collect()
     }
 
     /// Captures.
