@@ -134,7 +134,8 @@ impl Geometry {
         self.syms.len()
     }
 
-    /// The image of the line set `lines` under symmetry `sym`.
+    /// The image of the line set `lines` under symmetry `sym`, which must
+    /// be below [`Geometry::symmetry_count`].
     #[inline]
     pub fn image(&self, sym: usize, lines: u64) -> u64 {
         let chunks = self.lines.div_ceil(CHUNK_BITS);
