@@ -272,17 +272,17 @@ impl GameOptions for AtaxxOptions {
 /// Alpha-beta parameters for Ataxx (evaluation: 100 per piece). Null
 /// moves are safe here: zugzwang is rare while the board has room.
 ///
-/// The reverse-futility and futility margins are about half of Zataxx's
-/// in the same formulas: the network's scores are about 2.5 times smaller
-/// than Zataxx's on the same positions (mean magnitude 61 against 212 over
-/// 120 positions of games between the two), so Zataxx's margins would be
-/// relatively looser here.
+/// The aspiration window and the reverse-futility and futility margins
+/// are Zataxx's divided by about 2.5 (in the same formulas): the network's
+/// scores are about 2.5 times smaller than Zataxx's on the same positions
+/// (mean magnitude 61 against 212 over 120 positions of games between the
+/// two), so Zataxx's numbers would be relatively looser here.
 const SEARCH_TUNING: SearchTuning = SearchTuning {
-    aspiration: Some((5, 30)),
+    aspiration: Some((5, 12)),
     reverse_futility: Some(DepthMargin {
         max_depth: 6,
         base: 0,
-        per_depth: 30,
+        per_depth: 20,
     }),
     null_move: Some(NullMove {
         min_depth: 3,
@@ -310,8 +310,8 @@ const SEARCH_TUNING: SearchTuning = SearchTuning {
     }),
     futility: Some(DepthMargin {
         max_depth: 6,
-        base: 80,
-        per_depth: 40,
+        base: 64,
+        per_depth: 32,
     }),
     quiescence: None,
     cheap_hints: true,
