@@ -509,7 +509,7 @@ fn ataxx_depth_match(adjudication: Adjudication) -> MatchConfig {
 #[test]
 fn score_adjudication_only_cuts_games_short() {
     let (full, _) = play(&ataxx_depth_match(Adjudication::default()));
-    let resign = ResignRule::parse(&["movecount=2".into(), "score=100".into()]).unwrap();
+    let resign = ResignRule::parse(&["movecount=2".into(), "score=50".into()]).unwrap();
     let (cut, _) = play(&ataxx_depth_match(Adjudication {
         resign: Some(resign),
         draw: None,
@@ -517,8 +517,10 @@ fn score_adjudication_only_cuts_games_short() {
     for (whole, short) in full.records.iter().zip(&cut.records) {
         assert!(
             short.reason.starts_with("score adjudication: ") && short.reason.contains(" resigns "),
-            "{}",
-            short.reason
+            "{} / full: {} {:?}",
+            short.reason,
+            whole.reason,
+            whole.moves
         );
         // The same players play the same moves until the resignation.
         assert!(short.moves.len() < whole.moves.len());
