@@ -272,11 +272,12 @@ impl GameOptions for AtaxxOptions {
 /// Alpha-beta parameters for Ataxx (evaluation: 100 per piece). Null
 /// moves are safe here: zugzwang is rare while the board has room.
 ///
-/// The aspiration window and the reverse-futility and futility margins
-/// are Zataxx's divided by about 2.5 (in the same formulas): the network's
-/// scores are about 2.5 times smaller than Zataxx's on the same positions
-/// (mean magnitude 61 against 212 over 120 positions of games between the
-/// two), so Zataxx's numbers would be relatively looser here.
+/// The reverse-futility and futility margins are Zataxx's divided by 2.5
+/// (in the same formulas), and the aspiration window is narrower than its
+/// 16: the network's scores are about 2.5 times smaller than Zataxx's on
+/// the same positions (mean magnitude 61 against 212 over 120 positions of
+/// games between the two), so Zataxx's numbers would be relatively looser
+/// here. Each step was measured by a match (issue 10's notes).
 const SEARCH_TUNING: SearchTuning = SearchTuning {
     aspiration: Some((5, 12)),
     reverse_futility: Some(DepthMargin {
