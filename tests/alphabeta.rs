@@ -218,6 +218,7 @@ const AGGRESSIVE: SearchTuning = SearchTuning {
         base: 10,
         per_depth: 10,
     }),
+    futility_prunes_noisy: true,
     quiescence: Some(4),
     cheap_hints: true,
     history_from_every_move: true,

@@ -112,6 +112,11 @@ pub struct SearchTuning {
     pub late_move_pruning: Option<LateMovePruning>,
     /// Futility pruning of quiet moves.
     pub futility: Option<DepthMargin>,
+    /// Whether futility pruning skips noisy moves too, once one move has
+    /// been searched: for games where nearly every move is noisy, so that
+    /// sparing them would leave little to prune (Ataxx's clones and
+    /// captures).
+    pub futility_prunes_noisy: bool,
     /// Quiescence search over [`crate::game::Game::is_noisy`] moves at the
     /// horizon, up to this many plies.
     pub quiescence: Option<u32>,
@@ -137,6 +142,7 @@ impl SearchTuning {
         late_move_reductions: None,
         late_move_pruning: None,
         futility: None,
+        futility_prunes_noisy: false,
         quiescence: None,
         cheap_hints: false,
         history_from_every_move: false,
@@ -172,6 +178,7 @@ impl SearchTuning {
             base: 150,
             per_depth: 100,
         }),
+        futility_prunes_noisy: false,
         quiescence: None,
         cheap_hints: false,
         history_from_every_move: false,

@@ -534,13 +534,17 @@ impl<G: Game> Worker<G> {
             let code = G::move_code(mv);
             let quiet = !position.is_noisy(mv);
             let special = key >= COUNTER_KEY && key != TT_MOVE_KEY;
-            let may_prune = !root && quiet && best_score > -MATE_BOUND;
-            if may_prune && skip_quiets {
-                continue;
-            }
-            if may_prune && self.skip_late_quiet(ctx, depth, searched, eval, alpha, pv_node) {
-                skip_quiets = true;
-                continue;
+            if !root && best_score > -MATE_BOUND {
+                let futile = || Self::futile(ctx, depth, searched, eval, alpha, pv_node);
+                if quiet
+                    && (skip_quiets || Self::late_move_pruned(ctx, depth, searched) || futile())
+                {
+                    skip_quiets = true;
+                    continue;
+                }
+                if !quiet && ctx.tuning.futility_prunes_noisy && futile() {
+                    continue;
+                }
             }
             let mut child = position.clone();
             child.play(mv);
@@ -624,10 +628,18 @@ impl<G: Game> Worker<G> {
         Some((best_score, best_move, bound))
     }
 
-    /// Late-move and futility pruning: whether the remaining quiet moves of
-    /// this node can be skipped.
-    fn skip_late_quiet(
-        &self,
+    /// Late-move pruning: whether enough moves were searched at this low
+    /// depth to skip the remaining quiet ones.
+    fn late_move_pruned(ctx: &Context, depth: i32, searched: usize) -> bool {
+        ctx.tuning.late_move_pruning.is_some_and(|lmp| {
+            depth <= lmp.max_depth && searched >= lmp.base + (depth * depth) as usize
+        })
+    }
+
+    /// Futility pruning: whether the static evaluation is so far below
+    /// alpha that the moves after the first cannot be expected to reach it
+    /// at this depth.
+    fn futile(
         ctx: &Context,
         depth: i32,
         searched: usize,
@@ -635,22 +647,13 @@ impl<G: Game> Worker<G> {
         alpha: i32,
         pv_node: bool,
     ) -> bool {
-        if let Some(lmp) = ctx.tuning.late_move_pruning
-            && depth <= lmp.max_depth
-            && searched >= lmp.base + (depth * depth) as usize
-        {
-            return true;
-        }
-        if let Some(margin) = ctx.tuning.futility
-            && !pv_node
-            && searched >= 1
-            && depth <= margin.max_depth
-            && !is_proven(alpha)
-            && eval + margin.at(depth) <= alpha
-        {
-            return true;
-        }
-        false
+        ctx.tuning.futility.is_some_and(|margin| {
+            !pv_node
+                && searched >= 1
+                && depth <= margin.max_depth
+                && !is_proven(alpha)
+                && eval + margin.at(depth) <= alpha
+        })
     }
 
     /// Plies of late-move reduction for the `searched`-th move.
