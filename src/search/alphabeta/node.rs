@@ -223,7 +223,6 @@ impl<G: Game> Worker<G> {
         }
     }
 
-    /// Score of a finished game for the side to move at `ply`.
     /// The static evaluation: the network's when the search has one.
     fn evaluate(&mut self, ctx: &Context, position: &G) -> i32 {
         match ctx.network {
@@ -236,6 +235,7 @@ impl<G: Game> Worker<G> {
         }
     }
 
+    /// Score of a finished game for the side to move at `ply`.
     fn outcome_score(outcome: Outcome, position: &G, ply: usize) -> i32 {
         match outcome.sign_for(position.side_to_move()) {
             1 => win_in(ply as u32),
