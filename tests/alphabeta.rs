@@ -222,6 +222,7 @@ const AGGRESSIVE: SearchTuning = SearchTuning {
     quiescence: Some(4),
     cheap_hints: true,
     history_from_every_move: true,
+    continuation_history: true,
 };
 
 /// Checks every position of the toy game: the proven value equals brute

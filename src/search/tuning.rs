@@ -128,6 +128,11 @@ pub struct SearchTuning {
     /// every move, not only of quiet ones: for games where most moves are
     /// noisy and the hint alone cannot order them (Ataxx's clones).
     pub history_from_every_move: bool,
+    /// Whether move ordering uses continuation history (how good a move
+    /// is as an answer to the previous one). Its table is a few megabytes:
+    /// where move codes are too many for its slots (Ataxx's 2,401), each
+    /// lookup misses the caches, for every move of every node ordered.
+    pub continuation_history: bool,
 }
 
 impl SearchTuning {
@@ -146,6 +151,7 @@ impl SearchTuning {
         quiescence: None,
         cheap_hints: false,
         history_from_every_move: false,
+        continuation_history: true,
     };
 
     /// Conservative defaults for a game with a hand-written evaluation of
@@ -182,6 +188,7 @@ impl SearchTuning {
         quiescence: None,
         cheap_hints: false,
         history_from_every_move: false,
+        continuation_history: true,
     };
 }
 

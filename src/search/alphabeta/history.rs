@@ -33,6 +33,9 @@ pub struct History {
     main: Vec<i16>,
     counters: Vec<u32>,
     continuation: Vec<i16>,
+    /// Whether the continuation table is read and written (see
+    /// [`History::use_continuation`]).
+    follow: bool,
 }
 
 impl Default for History {
@@ -41,6 +44,7 @@ impl Default for History {
             main: vec![0; 2 << MAIN_BITS],
             counters: vec![0; 2 << MAIN_BITS],
             continuation: vec![0; 1 << (2 * CONTINUATION_BITS)],
+            follow: true,
         }
     }
 }
@@ -61,11 +65,19 @@ impl History {
         (slot(previous, CONTINUATION_BITS) << CONTINUATION_BITS) | slot(code, CONTINUATION_BITS)
     }
 
+    /// Turns the continuation table on or off (`SearchTuning::
+    /// continuation_history`). Off, scores and updates leave it alone: for
+    /// games whose move codes do not fit its slots, every lookup is a cache
+    /// miss in a table of megabytes.
+    pub fn use_continuation(&mut self, on: bool) {
+        self.follow = on;
+    }
+
     /// History plus continuation score of `code` for `side`, after the move
     /// `previous` (if any).
     pub fn score(&self, side: usize, code: u32, previous: Option<u32>) -> i32 {
         let main = self.main[Self::main_index(side, code)] as i32;
-        let continuation = previous.map_or(0, |p| {
+        let continuation = previous.filter(|_| self.follow).map_or(0, |p| {
             self.continuation[Self::continuation_index(p, code)] as i32
         });
         main + continuation
@@ -80,7 +92,7 @@ impl History {
     /// `bonus` scaled down as it nears [`HISTORY_MAX`].
     pub fn update(&mut self, side: usize, code: u32, previous: Option<u32>, bonus: i32) {
         gravity(&mut self.main[Self::main_index(side, code)], bonus);
-        if let Some(p) = previous {
+        if let Some(p) = previous.filter(|_| self.follow) {
             gravity(
                 &mut self.continuation[Self::continuation_index(p, code)],
                 bonus,

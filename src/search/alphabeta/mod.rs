@@ -243,6 +243,9 @@ fn iterate<G: Game>(
     helper: usize,
 ) -> SearchResult<G::Move> {
     worker.start(&state.keys);
+    worker
+        .history
+        .use_continuation(ctx.tuning.continuation_history);
     let limits = ctx.limits;
     let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
     let mut result = SearchResult {
