@@ -1,15 +1,18 @@
 //! The learned evaluation: the trainer fits a known target, the network
 //! file survives a round trip and refuses damaged or foreign bytes, and the
-//! quantised network agrees with the float one.
+//! quantised network agrees with the float one, and the search's cache of
+//! a large network's values answers that network's values only.
 
-use agon::game::Game;
+use agon::game::{Game, GameState};
 use agon::games::ataxx::Ataxx;
 use agon::network::{Network, NetworkParts, QA, QB};
+use agon::search::Limits;
+use agon::search::alphabeta::AlphaBeta;
 use agon::tools::datagen::record::Record;
 use agon::tools::train::{self, FloatNetwork, Samples, TrainConfig};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Evaluation units per unit of network output.
 const SCALE: f32 = 400.0;
@@ -477,4 +480,81 @@ fn process_cpu_seconds() -> f64 {
     // SAFETY: `time` is a valid timespec for the call to fill.
     unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut time) };
     time.tv_sec as f64 + time.tv_nsec as f64 * 1e-9
+}
+
+/// A random Ataxx network as wide as the shipped one: 256 hidden units,
+/// a first layer past `LARGE_FIRST_LAYER_BYTES`, so the search caches its
+/// values.
+fn large_network(seed: u64) -> Network {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let inputs = Ataxx::network_inputs().expect("ataxx has network inputs");
+    let hidden = 256;
+    Network::from_parts(NetworkParts {
+        game: "ataxx".into(),
+        inputs,
+        hidden,
+        scale: 200,
+        input_weights: (0..inputs * hidden)
+            .map(|_| rng.random_range(-40..=40))
+            .collect(),
+        hidden_bias: (0..hidden).map(|_| rng.random_range(0..=100)).collect(),
+        output_weights: (0..hidden).map(|_| rng.random_range(-127..=127)).collect(),
+        output_bias: 0,
+    })
+    .expect("large network")
+}
+
+/// The one-ply score straight from `network`: the best child by its
+/// negated evaluation. `None` when a move ends the game (the search scores
+/// that by the rules, not the network).
+fn one_ply_score(position: &Ataxx, network: &Network) -> Option<i32> {
+    let mut moves = Vec::new();
+    position.generate_moves(&mut moves);
+    let mut inputs = Vec::new();
+    let mut best = None;
+    for mv in moves {
+        let mut child = position.clone();
+        child.play(mv);
+        if child.outcome().is_some() || child.side_to_move() == position.side_to_move() {
+            return None;
+        }
+        inputs.clear();
+        child.active_inputs(&mut inputs);
+        let score = -network.evaluate(&inputs);
+        best = Some(best.map_or(score, |b: i32| b.max(score)));
+    }
+    best
+}
+
+#[test]
+fn cached_evaluations_are_the_networks_own() {
+    let (first, second) = (Arc::new(large_network(1)), Arc::new(large_network(2)));
+    assert!(first.is_large(), "the search caches this network's values");
+    let mut search = AlphaBeta::<Ataxx>::new(1).expect("table");
+    let mut checked = 0;
+    for position in random_positions(40, 9) {
+        let (Some(want_first), Some(want_second)) = (
+            one_ply_score(&position, &first),
+            one_ply_score(&position, &second),
+        ) else {
+            continue;
+        };
+        let state = GameState::new(position.clone());
+        let depth = |search: &mut AlphaBeta<Ataxx>, d| {
+            search.search(&state, &Limits::depth(d), &mut |_| {}).score
+        };
+        // A deeper search first fills the cache with the children's values;
+        // the one-ply search then reads them back.
+        search.set_network(Some(first.clone()));
+        depth(&mut search, 3);
+        assert_eq!(depth(&mut search, 1), want_first, "{}", position.fen());
+        // Another network: nothing cached from the first may be used.
+        search.set_network(Some(second.clone()));
+        assert_eq!(depth(&mut search, 1), want_second, "{}", position.fen());
+        checked += 1;
+    }
+    assert!(
+        checked >= 20,
+        "only {checked} positions without a game-ending move"
+    );
 }

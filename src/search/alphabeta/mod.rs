@@ -35,6 +35,7 @@
 //!   scaled up when the best move changes or the score drops, and down when
 //!   the best move is stable and took most of the nodes.
 
+pub mod eval_cache;
 pub mod history;
 pub mod in_progress;
 pub mod node;
@@ -92,6 +93,14 @@ impl<G: Game> AlphaBeta<G> {
     /// Evaluates with `network` (checked to fit the game) from the next
     /// search on, or with the game's classic evaluation for `None`.
     pub fn set_network(&mut self, network: Option<Arc<Network>>) {
+        let same = match (&self.network, &network) {
+            (Some(old), Some(new)) => Arc::ptr_eq(old, new),
+            _ => false,
+        };
+        if !same {
+            // Cached values belong to the network that made them.
+            self.workers.iter_mut().for_each(Worker::forget_evaluations);
+        }
         self.network = network;
     }
 

@@ -11,6 +11,7 @@
 //! pruning is skipped when a bound is a proven score, and moves are only
 //! skipped once a non-losing score is in hand.
 
+use super::eval_cache::EvalCache;
 use super::history::{HISTORY_MAX, History};
 use super::in_progress::InProgress;
 use crate::game::{Game, Outcome, Player};
@@ -139,6 +140,8 @@ pub struct Worker<G: Game> {
     pub root_depth: i32,
     /// Scratch list of a position's network inputs.
     inputs: Vec<u16>,
+    /// Network evaluations already made (large networks only).
+    eval_cache: EvalCache,
     /// A helper's principal variation of its last completed iteration.
     completed_pv: Vec<G::Move>,
     /// The selective depth of that iteration.
@@ -161,6 +164,7 @@ impl<G: Game> Default for Worker<G> {
             null_free_below: 0,
             root_depth: 0,
             inputs: Vec::new(),
+            eval_cache: EvalCache::default(),
             completed_pv: Vec::new(),
             completed_seldepth: 0,
         }
@@ -227,12 +231,32 @@ impl<G: Game> Worker<G> {
     fn evaluate(&mut self, ctx: &Context, position: &G) -> i32 {
         match ctx.network {
             Some(network) => {
-                self.inputs.clear();
-                position.active_inputs(&mut self.inputs);
-                network.evaluate(&self.inputs) + position.hidden_information_term()
+                self.network_value(network, position) + position.hidden_information_term()
             }
             None => position.evaluate(),
         }
+    }
+
+    /// The network's value of `position`, through the evaluation cache for a
+    /// large network.
+    fn network_value(&mut self, network: &Network, position: &G) -> i32 {
+        let cached = network.is_large();
+        let key = position.hash();
+        if cached && let Some(value) = self.eval_cache.get(key) {
+            return value;
+        }
+        self.inputs.clear();
+        position.active_inputs(&mut self.inputs);
+        let value = network.evaluate(&self.inputs);
+        if cached {
+            self.eval_cache.put(key, value);
+        }
+        value
+    }
+
+    /// Forgets the cached evaluations (the network changed).
+    pub fn forget_evaluations(&mut self) {
+        self.eval_cache.clear();
     }
 
     /// Score of a finished game for the side to move at `ply`.
