@@ -1,5 +1,5 @@
 //! The learned evaluation: the trainer fits a known target, the network
-//! file survives a round trip and refuses damaged or foreign bytes, and the
+//! file survives a round trip and refuses damaged or foreign bytes, the
 //! quantised network agrees with the float one, and the search's cache of
 //! a large network's values answers that network's values only.
 

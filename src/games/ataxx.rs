@@ -285,9 +285,10 @@ impl GameOptions for AtaxxOptions {
 ///
 /// No continuation history: with 2,401 move codes its table is megabytes
 /// and every lookup missed the caches. Without it the search needed 2 %
-/// more nodes but ran about 5 % faster, even at 50 ms per move with the
-/// 128-unit network (419 games, +5 ± 33), and it leaves the caches to the
-/// 256-unit network's weights (measured together, issue 10's notes).
+/// more nodes but ran about 5 % faster; with the 128-unit network that
+/// played even (419 games at 50 ms per move, +5 ± 33 Elo), and it leaves
+/// the caches to the 256-unit network's weights (measured together,
+/// issue 10's notes).
 const SEARCH_TUNING: SearchTuning = SearchTuning {
     aspiration: Some((5, 12)),
     reverse_futility: Some(DepthMargin {

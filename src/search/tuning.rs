@@ -110,7 +110,8 @@ pub struct SearchTuning {
     pub late_move_reductions: Option<LateMoveReductions>,
     /// Late-move pruning of quiet moves.
     pub late_move_pruning: Option<LateMovePruning>,
-    /// Futility pruning of quiet moves.
+    /// Futility pruning of quiet moves (and of noisy ones too with
+    /// `futility_prunes_noisy`).
     pub futility: Option<DepthMargin>,
     /// Whether futility pruning skips noisy moves too, once one move has
     /// been searched: for games where nearly every move is noisy, so that
