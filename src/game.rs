@@ -520,6 +520,15 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         let _ = active;
     }
 
+    /// Which of a network's `buckets` output layers evaluates this position
+    /// (below `buckets`): a stage of the game (how full the board is), so
+    /// that one hidden layer can be read differently in the opening and the
+    /// endgame. 0 by default: the same output for every position.
+    fn network_bucket(&self, buckets: usize) -> usize {
+        let _ = buckets;
+        0
+    }
+
     /// What the evaluation adds for hidden information the position only
     /// knows in expectation (CTOR's secret squares under `HiddenInfo
     /// expect`), so that a learned evaluation, which does not see it, gets

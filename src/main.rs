@@ -123,6 +123,10 @@ struct TrainArgs {
     /// Hidden units (1 to 256).
     #[arg(long, default_value_t = 128)]
     hidden: usize,
+    /// Output buckets (1 to 16): one output layer per stage of the game
+    /// (Ataxx: how full the board is), the hidden layer shared.
+    #[arg(long, default_value_t = 1)]
+    buckets: usize,
     /// Passes over the data.
     #[arg(long, default_value_t = 20)]
     epochs: usize,
@@ -787,6 +791,7 @@ impl GameVisitor for TrainArgs {
     fn visit<G: Game>(self) -> Result<(), String> {
         let config = tools::train::TrainConfig {
             hidden: self.hidden,
+            buckets: self.buckets,
             epochs: self.epochs,
             batch: self.batch,
             learning_rate: self.lr,

@@ -4,7 +4,11 @@
 //! use: sparse inputs (the game's features, [`Game::active_inputs`], seen
 //! from the side to move) → one hidden layer of at most [`MAX_HIDDEN`] units
 //! with a squared clipped ReLU → one output, the score for the side to move
-//! in the classic evaluation's units.
+//! in the classic evaluation's units. The output layer may come in several
+//! *buckets*, one per stage of the game ([`Game::network_bucket`]): the
+//! hidden layer is shared and each position is read by its stage's output
+//! weights, so the network can weigh the same features differently in the
+//! opening and the endgame at no cost in speed.
 //!
 //! Integers throughout: the first layer's weights and biases are `i16`
 //! scaled by [`QA`], the output weights `i16` scaled by [`QB`]. A position's
@@ -21,16 +25,20 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 8 | magic `AGONNET1` |
+//! | 8 | magic `AGONNET2` (`AGONNET1`: one bucket, no bucket field) |
 //! | 1 + n | game name length, then the name (e.g. `ataxx`) |
 //! | 4 | inputs (u32) |
 //! | 4 | hidden units (u32, 1 to 256) |
+//! | 4 | output buckets `b` (u32, 1 to [`MAX_BUCKETS`]; not in `AGONNET1`) |
 //! | 4 | output scale (i32): evaluation units per unit of float output |
 //! | 2 × inputs × hidden | first-layer weights (i16), one row per input |
 //! | 2 × hidden | hidden biases (i16) |
-//! | 2 × hidden | output weights (i16, at most ±127: [`MAX_OUTPUT_WEIGHT`]) |
-//! | 4 | output bias (i32, scaled by `QA × QB`) |
+//! | 2 × b × hidden | output weights (i16, at most ±127: [`MAX_OUTPUT_WEIGHT`]), one row per bucket |
+//! | 4 × b | output biases (i32, scaled by `QA × QB`), one per bucket |
 //! | 8 | FNV-1a 64 hash of every byte before it |
+//!
+//! A network of one bucket is written as `AGONNET1`, which builds from
+//! before buckets read too.
 //!
 //! Anything else (a foreign or truncated file, a wrong checksum, sizes that
 //! do not match the game) is refused with a message saying why.
@@ -38,8 +46,13 @@
 use crate::game::Game;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Magic bytes that start every network file (the version is its last byte).
-pub const MAGIC: &[u8; 8] = b"AGONNET1";
+/// Magic bytes that start a network file with output buckets (the version
+/// is its last byte).
+pub const MAGIC: &[u8; 8] = b"AGONNET2";
+/// Magic bytes of a network file of one output bucket (the first format).
+pub const MAGIC_ONE_BUCKET: &[u8; 8] = b"AGONNET1";
+/// Most output buckets a network may have.
+pub const MAX_BUCKETS: usize = 16;
 /// Scale of the first layer's weights and of the clipped activation: a
 /// hidden value of 1.0 is `QA`.
 pub const QA: i32 = 255;
@@ -68,11 +81,12 @@ pub struct Network {
     game: String,
     inputs: usize,
     hidden: usize,
+    buckets: usize,
     scale: i32,
     input_weights: Vec<i16>,
     hidden_bias: Vec<i16>,
     output_weights: Vec<i16>,
-    output_bias: i32,
+    output_bias: Vec<i32>,
 }
 
 /// The quantised parameters of a network, as the trainer produces them.
@@ -84,16 +98,18 @@ pub struct NetworkParts {
     pub inputs: usize,
     /// Number of hidden units.
     pub hidden: usize,
+    /// Number of output buckets ([`Game::network_bucket`]).
+    pub buckets: usize,
     /// Evaluation units per unit of the float output.
     pub scale: i32,
     /// `inputs × hidden` first-layer weights, one row of `hidden` per input.
     pub input_weights: Vec<i16>,
     /// `hidden` biases.
     pub hidden_bias: Vec<i16>,
-    /// `hidden` output weights.
+    /// `buckets × hidden` output weights, one row of `hidden` per bucket.
     pub output_weights: Vec<i16>,
-    /// The output bias, scaled by `QA × QB`.
-    pub output_bias: i32,
+    /// One output bias per bucket, scaled by `QA × QB`.
+    pub output_bias: Vec<i32>,
 }
 
 impl Network {
@@ -114,6 +130,12 @@ impl Network {
                 parts.inputs
             ));
         }
+        if parts.buckets == 0 || parts.buckets > MAX_BUCKETS {
+            return Err(format!(
+                "network: {} output buckets (1 to {MAX_BUCKETS})",
+                parts.buckets
+            ));
+        }
         if parts.scale <= 0 {
             return Err(format!(
                 "network: output scale {} (must be positive)",
@@ -122,9 +144,10 @@ impl Network {
         }
         if parts.input_weights.len() != parts.inputs * parts.hidden
             || parts.hidden_bias.len() != parts.hidden
-            || parts.output_weights.len() != parts.hidden
+            || parts.output_weights.len() != parts.buckets * parts.hidden
+            || parts.output_bias.len() != parts.buckets
         {
-            return Err("network: layer sizes do not match inputs × hidden".into());
+            return Err("network: layer sizes do not match inputs × hidden × buckets".into());
         }
         if let Some(w) = parts
             .output_weights
@@ -139,6 +162,7 @@ impl Network {
             game: parts.game,
             inputs: parts.inputs,
             hidden: parts.hidden,
+            buckets: parts.buckets,
             scale: parts.scale,
             input_weights: parts.input_weights,
             hidden_bias: parts.hidden_bias,
@@ -162,6 +186,11 @@ impl Network {
         self.hidden
     }
 
+    /// Number of output buckets.
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
     /// Whether the first layer is larger than [`LARGE_FIRST_LAYER_BYTES`]:
     /// then an evaluation costs more than a probe of the search's
     /// evaluation cache.
@@ -172,18 +201,24 @@ impl Network {
     /// The file contents of this network (see the module doc).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + 2 * self.input_weights.len());
-        out.extend_from_slice(MAGIC);
+        let bucketed = self.buckets > 1;
+        out.extend_from_slice(if bucketed { MAGIC } else { MAGIC_ONE_BUCKET });
         out.push(self.game.len() as u8);
         out.extend_from_slice(self.game.as_bytes());
         out.extend_from_slice(&(self.inputs as u32).to_le_bytes());
         out.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        if bucketed {
+            out.extend_from_slice(&(self.buckets as u32).to_le_bytes());
+        }
         out.extend_from_slice(&self.scale.to_le_bytes());
         for layer in [&self.input_weights, &self.hidden_bias, &self.output_weights] {
             for w in layer.iter() {
                 out.extend_from_slice(&w.to_le_bytes());
             }
         }
-        out.extend_from_slice(&self.output_bias.to_le_bytes());
+        for bias in &self.output_bias {
+            out.extend_from_slice(&bias.to_le_bytes());
+        }
         let checksum = fnv1a(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
         out
@@ -192,25 +227,36 @@ impl Network {
     /// Reads a network file's contents, or says why it is not one.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
         let mut reader = Reader { bytes, at: 0 };
-        if reader.take(MAGIC.len())? != MAGIC {
-            return Err("not an Agon network file (bad magic bytes)".into());
-        }
+        let magic = reader.take(MAGIC.len())?;
+        let bucketed = match magic {
+            m if m == MAGIC => true,
+            m if m == MAGIC_ONE_BUCKET => false,
+            _ => return Err("not an Agon network file (bad magic bytes)".into()),
+        };
         let name_len = reader.take(1)?[0] as usize;
         let game = std::str::from_utf8(reader.take(name_len)?)
             .map_err(|_| "network file: the game name is not UTF-8".to_string())?
             .to_string();
         let inputs = reader.u32()? as usize;
         let hidden = reader.u32()? as usize;
+        let buckets = if bucketed { reader.u32()? as usize } else { 1 };
         let scale = reader.u32()? as i32;
         if hidden == 0 || hidden > MAX_HIDDEN || inputs == 0 || inputs > MAX_INPUTS {
             return Err(format!(
                 "network file: {inputs} inputs and {hidden} hidden units are out of range"
             ));
         }
+        if buckets == 0 || buckets > MAX_BUCKETS {
+            return Err(format!(
+                "network file: {buckets} output buckets (1 to {MAX_BUCKETS})"
+            ));
+        }
         let input_weights = reader.i16s(inputs * hidden)?;
         let hidden_bias = reader.i16s(hidden)?;
-        let output_weights = reader.i16s(hidden)?;
-        let output_bias = reader.u32()? as i32;
+        let output_weights = reader.i16s(buckets * hidden)?;
+        let output_bias = (0..buckets)
+            .map(|_| reader.u32().map(|b| b as i32))
+            .collect::<Result<Vec<i32>, String>>()?;
         let body = reader.at;
         let stored = u64::from_le_bytes(reader.take(8)?.try_into().expect("8 bytes"));
         if reader.at != bytes.len() {
@@ -226,6 +272,7 @@ impl Network {
             game,
             inputs,
             hidden,
+            buckets,
             scale,
             input_weights,
             hidden_bias,
@@ -261,23 +308,32 @@ impl Network {
     }
 
     /// The score for the side to move of a position whose active inputs
-    /// are `active` (each below [`Network::inputs`]; others are ignored).
-    pub fn evaluate(&self, active: &[u16]) -> i32 {
+    /// are `active` (each below [`Network::inputs`]; others are ignored),
+    /// read by output bucket `bucket` (the last one if it is past them).
+    pub fn evaluate(&self, active: &[u16], bucket: usize) -> i32 {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2, as checked just above.
-                return unsafe { self.evaluate_avx2(active) };
+                return unsafe { self.evaluate_avx2(active, bucket) };
             }
         }
-        self.evaluate_portable(active)
+        self.evaluate_portable(active, bucket)
+    }
+
+    /// The score of `position` for its side to move; `scratch` holds its
+    /// inputs meanwhile.
+    pub fn evaluate_position<G: Game>(&self, position: &G, scratch: &mut Vec<u16>) -> i32 {
+        scratch.clear();
+        position.active_inputs(scratch);
+        self.evaluate(scratch, position.network_bucket(self.buckets))
     }
 
     /// [`Network::evaluate`] compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn evaluate_avx2(&self, active: &[u16]) -> i32 {
-        self.evaluate_portable(active)
+    fn evaluate_avx2(&self, active: &[u16], bucket: usize) -> i32 {
+        self.evaluate_portable(active, bucket)
     }
 
     /// [`Network::evaluate`] in portable code (vectorised by the compiler
@@ -287,28 +343,36 @@ impl Network {
     /// added (with a run-time width it went through the stack: a load and
     /// a store per row, half the evaluation's time).
     #[inline(always)]
-    pub fn evaluate_portable(&self, active: &[u16]) -> i32 {
+    pub fn evaluate_portable(&self, active: &[u16], bucket: usize) -> i32 {
+        let bucket = bucket.min(self.buckets - 1);
+        let output_weights = &self.output_weights[bucket * self.hidden..][..self.hidden];
         let mut sum = 0i32;
         let mut start = 0;
         while start < self.hidden {
             let left = self.hidden - start;
             let (part, width) = match left {
-                128.. => (self.slice_sum::<128>(active, start), 128),
-                64.. => (self.slice_sum::<64>(active, start), 64),
-                32.. => (self.slice_sum::<32>(active, start), 32),
-                16.. => (self.slice_sum::<16>(active, start), 16),
-                _ => (self.slice_sum::<1>(active, start), 1),
+                128.. => (self.slice_sum::<128>(active, output_weights, start), 128),
+                64.. => (self.slice_sum::<64>(active, output_weights, start), 64),
+                32.. => (self.slice_sum::<32>(active, output_weights, start), 32),
+                16.. => (self.slice_sum::<16>(active, output_weights, start), 16),
+                _ => (self.slice_sum::<1>(active, output_weights, start), 1),
             };
             sum = sum.wrapping_add(part);
             start += width;
         }
-        let output = i64::from(sum / QA + self.output_bias);
+        let output = i64::from(sum / QA + self.output_bias[bucket]);
         (output * i64::from(self.scale) / i64::from(QA * QB)) as i32
     }
 
-    /// `Σ clamp(acc)² × w` over hidden units `start..start + W`.
+    /// `Σ clamp(acc)² × w` over hidden units `start..start + W`, with the
+    /// output weights `output_weights` (one bucket's).
     #[inline(always)]
-    fn slice_sum<const W: usize>(&self, active: &[u16], start: usize) -> i32 {
+    fn slice_sum<const W: usize>(
+        &self,
+        active: &[u16],
+        output_weights: &[i16],
+        start: usize,
+    ) -> i32 {
         let hidden = self.hidden;
         let mut acc = [0i16; W];
         acc.copy_from_slice(&self.hidden_bias[start..start + W]);
@@ -326,7 +390,7 @@ impl Network {
             }
         }
         let mut sum = 0i32;
-        for (&a, &w) in acc.iter().zip(&self.output_weights[start..start + W]) {
+        for (&a, &w) in acc.iter().zip(&output_weights[start..start + W]) {
             // clipped × w fits an i16 (255 × 127); multiplying that by
             // clipped again into i32 is the multiply-add of 16-bit pairs
             // the vector units have.

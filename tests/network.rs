@@ -1,7 +1,8 @@
 //! The learned evaluation: the trainer fits a known target, the network
 //! file survives a round trip and refuses damaged or foreign bytes, the
-//! quantised network agrees with the float one, and the search's cache of
-//! a large network's values answers that network's values only.
+//! quantised network agrees with the float one in every output bucket,
+//! positions are read by their stage's bucket, and the search's cache of a
+//! large network's values answers that network's values only.
 
 use agon::game::{Game, GameState};
 use agon::games::ataxx::Ataxx;
@@ -57,10 +58,15 @@ fn material_records(positions: &[Ataxx]) -> Vec<Record> {
         .collect()
 }
 
+/// Output buckets of the test network: each bucket sees about a quarter
+/// of the positions, so each must learn material on its own.
+const BUCKETS: usize = 4;
+
 /// A small, fast configuration that targets the score alone.
 fn small_config() -> TrainConfig {
     TrainConfig {
         hidden: 16,
+        buckets: BUCKETS,
         epochs: 5,
         batch: 512,
         learning_rate: 0.01,
@@ -121,14 +127,15 @@ fn trainer_fits_material() {
     );
 }
 
-/// The active inputs of `count` random positions.
-fn random_actives(count: usize, seed: u64) -> Vec<Vec<u16>> {
+/// The active inputs of `count` random positions, each with its output
+/// bucket among [`BUCKETS`].
+fn random_actives(count: usize, seed: u64) -> Vec<(Vec<u16>, usize)> {
     random_positions(count, seed)
         .iter()
         .map(|position| {
             let mut active = Vec::new();
             position.active_inputs(&mut active);
-            active
+            (active, position.network_bucket(BUCKETS))
         })
         .collect()
 }
@@ -136,11 +143,14 @@ fn random_actives(count: usize, seed: u64) -> Vec<Vec<u16>> {
 /// The largest and the mean absolute difference of `a` and `b` over
 /// `actives`.
 fn differences(
-    actives: &[Vec<u16>],
-    a: impl Fn(&[u16]) -> f64,
-    b: impl Fn(&[u16]) -> f64,
+    actives: &[(Vec<u16>, usize)],
+    a: impl Fn(&[u16], usize) -> f64,
+    b: impl Fn(&[u16], usize) -> f64,
 ) -> (f64, f64) {
-    let errors: Vec<f64> = actives.iter().map(|x| (a(x) - b(x)).abs()).collect();
+    let errors: Vec<f64> = actives
+        .iter()
+        .map(|(x, bucket)| (a(x, *bucket) - b(x, *bucket)).abs())
+        .collect();
     let worst = errors.iter().copied().fold(0.0, f64::max);
     (worst, errors.iter().sum::<f64>() / errors.len() as f64)
 }
@@ -151,10 +161,12 @@ fn quantised_network_agrees_with_float() {
     let network = float.quantise().expect("quantise");
     network.check_fits::<Ataxx>().expect("fits Ataxx");
     let actives = random_actives(3000, 3);
+    let buckets: std::collections::HashSet<usize> = actives.iter().map(|a| a.1).collect();
+    assert_eq!(buckets.len(), BUCKETS, "every bucket is compared");
     let (worst, mean) = differences(
         &actives,
-        |x| f64::from(network.evaluate(x)),
-        |x| f64::from(float.evaluate(x)),
+        |x, b| f64::from(network.evaluate(x, b)),
+        |x, b| f64::from(float.evaluate(x, b)),
     );
     // Seen: worst 17.6, mean 5.6 units (scale 400, 100 per piece). Nearly
     // all of it is the output weights' rounding: a step of 1/QB is 6.25
@@ -171,11 +183,12 @@ struct Dequantised {
     input_weights: Vec<f64>,
     hidden_bias: Vec<f64>,
     output_weights: Vec<f64>,
-    output_bias: f64,
+    output_bias: Vec<f64>,
 }
 
 impl Dequantised {
     fn read(bytes: &[u8]) -> Dequantised {
+        let bucketed = &bytes[..8] == b"AGONNET2";
         let mut at = 8 + 1 + bytes[8] as usize;
         let mut take = |n: usize| {
             at += n;
@@ -183,6 +196,7 @@ impl Dequantised {
         };
         let mut u32_at = || u32::from_le_bytes(take(4).try_into().unwrap());
         let (inputs, hidden) = (u32_at() as usize, u32_at() as usize);
+        let buckets = if bucketed { u32_at() as usize } else { 1 };
         let scale = f64::from(u32_at());
         let mut i16s = |n: usize, factor: i32| -> Vec<f64> {
             take(2 * n)
@@ -192,19 +206,24 @@ impl Dequantised {
         };
         let input_weights = i16s(inputs * hidden, QA);
         let hidden_bias = i16s(hidden, QA);
-        let output_weights = i16s(hidden, QB);
-        let output_bias = f64::from(i32::from_le_bytes(take(4).try_into().unwrap()));
+        let output_weights = i16s(buckets * hidden, QB);
+        let output_bias = (0..buckets)
+            .map(|_| {
+                let bias = i32::from_le_bytes(take(4).try_into().unwrap());
+                f64::from(bias) / f64::from(QA * QB)
+            })
+            .collect();
         Dequantised {
             hidden,
             scale,
             input_weights,
             hidden_bias,
             output_weights,
-            output_bias: output_bias / f64::from(QA * QB),
+            output_bias,
         }
     }
 
-    fn evaluate(&self, active: &[u16]) -> f64 {
+    fn evaluate(&self, active: &[u16], bucket: usize) -> f64 {
         let mut acc = self.hidden_bias.clone();
         for &input in active {
             let row = &self.input_weights[input as usize * self.hidden..][..self.hidden];
@@ -212,22 +231,23 @@ impl Dequantised {
         }
         let hidden: f64 = acc
             .iter()
-            .zip(&self.output_weights)
+            .zip(&self.output_weights[bucket * self.hidden..][..self.hidden])
             .map(|(a, w)| a.clamp(0.0, 1.0).powi(2) * w)
             .sum();
-        (self.output_bias + hidden) * self.scale
+        (self.output_bias[bucket] + hidden) * self.scale
     }
 }
 
 #[test]
 fn integer_inference_matches_the_file_weights() {
     let network = trained().0.quantise().expect("quantise");
+    assert_eq!(network.buckets(), BUCKETS);
     let dequantised = Dequantised::read(&network.to_bytes());
     let actives = random_actives(3000, 3);
     let (worst, _) = differences(
         &actives,
-        |x| f64::from(network.evaluate(x)),
-        |x| dequantised.evaluate(x),
+        |x, b| f64::from(network.evaluate(x, b)),
+        |x, b| dequantised.evaluate(x, b),
     );
     // Only the two integer divisions truncate: below 1 unit for the last,
     // scale / (QA × QB) ≈ 0.025 for the other. Seen: 1.016.
@@ -300,6 +320,14 @@ fn bad_records_and_configs_are_refused() {
             ..small_config()
         },
         TrainConfig {
+            buckets: 0,
+            ..small_config()
+        },
+        TrainConfig {
+            buckets: 17,
+            ..small_config()
+        },
+        TrainConfig {
             batch: 0,
             ..small_config()
         },
@@ -320,6 +348,10 @@ fn bad_records_and_configs_are_refused() {
     let mut foreign = Samples::new();
     foreign.push(&[2965], 0.5);
     assert!(train::train::<Ataxx>(&foreign, &config, &mut |_| {}).is_err());
+    let mut past_the_buckets = Samples::new();
+    past_the_buckets.push_record([(&[7u16][..], BUCKETS)], 0.5);
+    let error = train::train::<Ataxx>(&past_the_buckets, &config, &mut |_| {}).unwrap_err();
+    assert!(error.contains("bucket"), "{error}");
     assert!(train::train::<Ataxx>(&Samples::new(), &config, &mut |_| {}).is_err());
 }
 
@@ -331,11 +363,12 @@ fn tiny_parts() -> NetworkParts {
         game: "ataxx".into(),
         inputs,
         hidden,
+        buckets: 1,
         scale: 400,
         input_weights: (0..inputs * hidden).map(|i| i as i16 * 37 - 200).collect(),
         hidden_bias: vec![-5, 0, 300],
         output_weights: vec![64, -127, 3],
-        output_bias: -12345,
+        output_bias: vec![-12345],
     }
 }
 
@@ -344,20 +377,43 @@ fn tiny_network() -> Network {
     Network::from_parts(tiny_parts()).expect("tiny network")
 }
 
+/// [`tiny_network`] with a second output bucket.
+fn tiny_bucketed_network() -> Network {
+    Network::from_parts(NetworkParts {
+        buckets: 2,
+        output_weights: vec![64, -127, 3, -1, 90, 127],
+        output_bias: vec![-12345, 678],
+        ..tiny_parts()
+    })
+    .expect("tiny bucketed network")
+}
+
 #[test]
 fn network_file_round_trips() {
-    for network in [tiny_network(), trained().0.quantise().expect("quantise")] {
+    let trained = trained().0.quantise().expect("quantise");
+    for network in [tiny_network(), tiny_bucketed_network(), trained] {
         let bytes = network.to_bytes();
+        let magic: &[u8] = if network.buckets() == 1 {
+            b"AGONNET1"
+        } else {
+            b"AGONNET2"
+        };
+        assert_eq!(&bytes[..8], magic, "one bucket keeps the first format");
         assert_eq!(Network::from_bytes(&bytes), Ok(network));
     }
 }
 
 #[test]
 fn truncated_network_files_are_refused() {
-    let bytes = tiny_network().to_bytes();
-    for cut in 0..bytes.len() {
-        assert!(Network::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+    for bytes in [
+        tiny_network().to_bytes(),
+        tiny_bucketed_network().to_bytes(),
+    ] {
+        for cut in 0..bytes.len() {
+            assert!(Network::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
     }
+    let bytes = tiny_network().to_bytes();
     let big = trained().0.quantise().expect("quantise").to_bytes();
     let cuts = (0..big.len()).step_by(997).chain(big.len() - 9..big.len());
     for cut in cuts {
@@ -370,17 +426,56 @@ fn truncated_network_files_are_refused() {
 
 #[test]
 fn damaged_network_files_are_refused() {
-    let bytes = tiny_network().to_bytes();
-    for at in 0..bytes.len() {
-        for flip in [0x01u8, 0x80, 0xff] {
-            let mut damaged = bytes.clone();
-            damaged[at] ^= flip;
-            assert!(
-                Network::from_bytes(&damaged).is_err(),
-                "byte {at} ^ {flip:#x}"
-            );
+    for bytes in [
+        tiny_network().to_bytes(),
+        tiny_bucketed_network().to_bytes(),
+    ] {
+        for at in 0..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= flip;
+                assert!(
+                    Network::from_bytes(&damaged).is_err(),
+                    "byte {at} ^ {flip:#x}"
+                );
+            }
         }
     }
+}
+
+/// Each position is read by the output bucket of its stage: with the
+/// second bucket's output weights the first's negated, a position early in
+/// the game and one late in it get the two opposite readings.
+#[test]
+fn positions_are_read_by_their_stage_bucket() {
+    let parts = random_parts(11, 8, 60, 200);
+    let negated: Vec<i16> = parts.output_weights.iter().map(|w| -w).collect();
+    let network = Network::from_parts(NetworkParts {
+        buckets: 2,
+        output_weights: [parts.output_weights.clone(), negated].concat(),
+        output_bias: vec![0, 0],
+        ..parts
+    })
+    .expect("parts");
+    let (mut early, mut late) = (0, 0);
+    let mut scratch = Vec::new();
+    for position in random_positions(400, 12) {
+        let side = position.side_to_move();
+        let pieces = position.pieces(side) | position.pieces(side.other());
+        let filled = (pieces | position.blockers()).count_ones() as usize;
+        let bucket = position.network_bucket(2);
+        assert_eq!(bucket, usize::from(filled * 2 >= 50), "{filled} filled");
+        let mut active = Vec::new();
+        position.active_inputs(&mut active);
+        let (first, second) = (network.evaluate(&active, 0), network.evaluate(&active, 1));
+        assert_eq!(first, -second, "the buckets' weights are opposite");
+        let read = network.evaluate_position(&position, &mut scratch);
+        assert_eq!(read, if bucket == 0 { first } else { second });
+        if first != 0 {
+            *[&mut early, &mut late][bucket] += 1;
+        }
+    }
+    assert!(early > 20 && late > 20, "both stages seen: {early}, {late}");
 }
 
 /// An output weight past ±127 would overflow the `i16` product of an
@@ -399,17 +494,17 @@ fn output_weights_past_the_limit_are_refused() {
     parts.hidden_bias = vec![QA as i16 + 10; 3];
     parts.input_weights.fill(0);
     parts.output_weights = vec![127, -127, 127];
-    parts.output_bias = 0;
+    parts.output_bias = vec![0];
     let network = Network::from_parts(parts).expect("weights at the limit");
     let sum = 127 * QA * QA;
     let expected = (i64::from(sum / QA) * 400 / i64::from(QA * QB)) as i32;
-    assert_eq!(network.evaluate(&[]), expected);
+    assert_eq!(network.evaluate(&[], 0), expected);
 }
 
 #[test]
 fn foreign_files_are_refused() {
     let mut other_version = tiny_network().to_bytes();
-    other_version[7] = b'2';
+    other_version[7] = b'3';
     let records = {
         let mut bytes = Vec::new();
         material_records(&random_positions(5, 6))[0].write_to(&mut bytes);
@@ -465,8 +560,8 @@ fn training_speed() {
     let network = float.quantise().expect("quantise");
     let (worst, mean) = differences(
         &random_actives(3000, 3),
-        |x| f64::from(network.evaluate(x)),
-        |x| f64::from(float.evaluate(x)),
+        |x, _| f64::from(network.evaluate(x, 0)),
+        |x, _| f64::from(float.evaluate(x, 0)),
     );
     println!("quantised against float: worst {worst:.2}, mean {mean:.2} units");
 }
@@ -482,26 +577,32 @@ fn process_cpu_seconds() -> f64 {
     time.tv_sec as f64 + time.tv_nsec as f64 * 1e-9
 }
 
+/// A random one-bucket Ataxx network of `hidden` units: first-layer
+/// weights within ±`weight`, hidden biases from 0 to `bias`, output weights
+/// anywhere in their range.
+fn random_parts(seed: u64, hidden: usize, weight: i16, bias: i16) -> NetworkParts {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let inputs = Ataxx::network_inputs().expect("ataxx has network inputs");
+    NetworkParts {
+        game: "ataxx".into(),
+        inputs,
+        hidden,
+        buckets: 1,
+        scale: 200,
+        input_weights: (0..inputs * hidden)
+            .map(|_| rng.random_range(-weight..=weight))
+            .collect(),
+        hidden_bias: (0..hidden).map(|_| rng.random_range(0..=bias)).collect(),
+        output_weights: (0..hidden).map(|_| rng.random_range(-127..=127)).collect(),
+        output_bias: vec![0],
+    }
+}
+
 /// A random Ataxx network as wide as the shipped one: 256 hidden units,
 /// a first layer past `LARGE_FIRST_LAYER_BYTES`, so the search caches its
 /// values.
 fn large_network(seed: u64) -> Network {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let inputs = Ataxx::network_inputs().expect("ataxx has network inputs");
-    let hidden = 256;
-    Network::from_parts(NetworkParts {
-        game: "ataxx".into(),
-        inputs,
-        hidden,
-        scale: 200,
-        input_weights: (0..inputs * hidden)
-            .map(|_| rng.random_range(-40..=40))
-            .collect(),
-        hidden_bias: (0..hidden).map(|_| rng.random_range(0..=100)).collect(),
-        output_weights: (0..hidden).map(|_| rng.random_range(-127..=127)).collect(),
-        output_bias: 0,
-    })
-    .expect("large network")
+    Network::from_parts(random_parts(seed, 256, 40, 100)).expect("large network")
 }
 
 /// The one-ply score straight from `network`: the best child by its
@@ -518,9 +619,7 @@ fn one_ply_score(position: &Ataxx, network: &Network) -> Option<i32> {
         if child.outcome().is_some() || child.side_to_move() == position.side_to_move() {
             return None;
         }
-        inputs.clear();
-        child.active_inputs(&mut inputs);
-        let score = -network.evaluate(&inputs);
+        let score = -network.evaluate_position(&child, &mut inputs);
         best = Some(best.map_or(score, |b: i32| b.max(score)));
     }
     best

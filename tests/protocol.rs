@@ -720,11 +720,12 @@ fn random_ataxx_network(path: &std::path::Path, seed: u64, inputs: usize) {
         game: "ataxx".into(),
         inputs,
         hidden,
+        buckets: 1,
         scale: 400,
         input_weights: weights(inputs * hidden),
         hidden_bias: weights(hidden),
         output_weights: weights(hidden),
-        output_bias: 0,
+        output_bias: vec![0],
     };
     let network = Network::from_parts(parts).expect("consistent parts");
     std::fs::write(path, network.to_bytes()).expect("write network");

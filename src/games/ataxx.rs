@@ -962,6 +962,13 @@ impl Game for Ataxx {
         active.extend(squares(self.blockers).map(|sq| (BLOCKER_INPUTS + sq) as u16));
     }
 
+    /// How full the board is: squares that are not empty (pieces and
+    /// blocked squares) in equal slices from the start to a full board.
+    fn network_bucket(&self, buckets: usize) -> usize {
+        let filled = SQUARES - self.empty().count_ones() as usize;
+        (filled * buckets / (SQUARES + 1)).min(buckets.saturating_sub(1))
+    }
+
     fn embedded_network() -> Option<&'static [u8]> {
         Some(ATAXX_NETWORK)
     }

@@ -2,7 +2,8 @@
 //! training records ([`Record`]) and quantises it into a network file.
 //!
 //! The float model is the network's shape in `f32`: `acc = b1 + Σ W1[i]`
-//! over the active inputs, `out = b2 + Σ w2 · screlu(acc)`, evaluation
+//! over the active inputs, `out = b2[k] + Σ w2[k] · screlu(acc)` with `k`
+//! the position's output bucket ([`Game::network_bucket`]), evaluation
 //! `out × scale`. The loss is the mean squared error between
 //! `sigmoid(out)` and a target that blends the search score (as a win
 //! probability, `sigmoid(score / scale)`) with the game's result, so the
@@ -21,7 +22,7 @@
 //! at most `1.98 × QA` in `i16`, an output weight at most `1.98 × QB`.
 
 use crate::game::Game;
-use crate::network::{MAX_HIDDEN, Network, NetworkParts, QA, QB};
+use crate::network::{MAX_BUCKETS, MAX_HIDDEN, Network, NetworkParts, QA, QB};
 use crate::tools::datagen::record::Record;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -57,6 +58,8 @@ const LOSS_CHUNK: usize = 1 << 12;
 pub struct TrainConfig {
     /// Hidden units (1 to [`MAX_HIDDEN`]).
     pub hidden: usize,
+    /// Output buckets (1 to [`MAX_BUCKETS`], see [`Game::network_bucket`]).
+    pub buckets: usize,
     /// Passes over the training samples.
     pub epochs: usize,
     /// Samples per optimizer step.
@@ -87,6 +90,7 @@ impl Default for TrainConfig {
     fn default() -> TrainConfig {
         TrainConfig {
             hidden: 128,
+            buckets: 1,
             epochs: 20,
             batch: 16384,
             learning_rate: 0.001,
@@ -106,6 +110,12 @@ impl TrainConfig {
     pub fn check(&self) -> Result<(), String> {
         if self.hidden == 0 || self.hidden > MAX_HIDDEN {
             return Err(format!("hidden units {} (1 to {MAX_HIDDEN})", self.hidden));
+        }
+        if self.buckets == 0 || self.buckets > MAX_BUCKETS {
+            return Err(format!(
+                "output buckets {} (1 to {MAX_BUCKETS})",
+                self.buckets
+            ));
         }
         if self.epochs == 0 || self.batch == 0 {
             return Err("epochs and batch size must be at least 1".into());
@@ -161,6 +171,8 @@ pub fn target(record: &Record, config: &TrainConfig) -> f32 {
 pub struct Sample<'a> {
     /// The active input indices.
     pub inputs: &'a [u16],
+    /// The output bucket of the position.
+    pub bucket: usize,
     /// The target win probability for the side to move.
     pub target: f32,
 }
@@ -179,6 +191,8 @@ pub struct Samples {
     starts: Vec<usize>,
     /// Each sample's target.
     targets: Vec<f32>,
+    /// Each sample's output bucket.
+    buckets: Vec<u8>,
     /// Where each record's samples start, plus the end of the last one.
     records: Vec<usize>,
 }
@@ -196,6 +210,7 @@ impl Samples {
             inputs: Vec::new(),
             starts: vec![0],
             targets: Vec::new(),
+            buckets: Vec::new(),
             records: vec![0],
         }
     }
@@ -211,23 +226,35 @@ impl Samples {
         all.inputs.try_reserve_exact(inputs).map_err(too_big)?;
         all.starts.try_reserve_exact(samples).map_err(too_big)?;
         all.targets.try_reserve_exact(samples).map_err(too_big)?;
+        all.buckets.try_reserve_exact(samples).map_err(too_big)?;
         Ok(all)
     }
 
-    /// Adds a record of one sample.
+    /// Adds a record of one sample, read by output bucket 0.
     pub fn push(&mut self, inputs: &[u16], target: f32) {
-        self.push_record([inputs], target);
+        self.push_record([(inputs, 0)], target);
     }
 
     /// Adds a record with one sample per entry of `images` (the inputs of
-    /// each image of its position), all with the same target.
-    pub fn push_record<'a>(&mut self, images: impl IntoIterator<Item = &'a [u16]>, target: f32) {
-        for inputs in images {
-            self.inputs.extend_from_slice(inputs);
-            self.starts.push(self.inputs.len());
-            self.targets.push(target);
+    /// each image of its position, and its output bucket), all with the
+    /// same target.
+    pub fn push_record<'a>(
+        &mut self,
+        images: impl IntoIterator<Item = (&'a [u16], usize)>,
+        target: f32,
+    ) {
+        for (inputs, bucket) in images {
+            self.push_sample(inputs, bucket, target);
         }
         self.records.push(self.targets.len());
+    }
+
+    /// Adds one sample to the record being built.
+    fn push_sample(&mut self, inputs: &[u16], bucket: usize, target: f32) {
+        self.inputs.extend_from_slice(inputs);
+        self.starts.push(self.inputs.len());
+        self.targets.push(target);
+        self.buckets.push(bucket.min(MAX_BUCKETS - 1) as u8);
     }
 
     /// Removes every sample, keeping the memory.
@@ -236,6 +263,7 @@ impl Samples {
         self.starts.clear();
         self.starts.push(0);
         self.targets.clear();
+        self.buckets.clear();
         self.records.clear();
         self.records.push(0);
     }
@@ -247,6 +275,7 @@ impl Samples {
         self.starts
             .extend(other.starts[1..].iter().map(|&start| base + start));
         self.targets.extend_from_slice(&other.targets);
+        self.buckets.extend_from_slice(&other.buckets);
         let base = *self.records.last().unwrap_or(&0);
         self.records
             .extend(other.records[1..].iter().map(|&start| base + start));
@@ -282,6 +311,7 @@ impl Samples {
     pub fn get(&self, index: usize) -> Sample<'_> {
         Sample {
             inputs: &self.inputs[self.starts[index]..self.starts[index + 1]],
+            bucket: usize::from(self.buckets[index]),
             target: self.targets[index],
         }
     }
@@ -291,12 +321,18 @@ impl Samples {
         (0..self.len()).map(|index| self.get(index))
     }
 
-    /// Whether every input is below `inputs` and every target a
-    /// probability, or which sample is not.
-    fn check(&self, inputs: usize) -> Result<(), String> {
+    /// Whether every input is below `inputs`, every bucket below
+    /// `buckets` and every target a probability, or which sample is not.
+    fn check(&self, inputs: usize, buckets: usize) -> Result<(), String> {
         for (index, sample) in self.iter().enumerate() {
             if let Some(&bad) = sample.inputs.iter().find(|&&i| usize::from(i) >= inputs) {
                 return Err(format!("sample {index}: input {bad} is not below {inputs}"));
+            }
+            if sample.bucket >= buckets {
+                return Err(format!(
+                    "sample {index}: output bucket {} is not below {buckets}",
+                    sample.bucket
+                ));
             }
             if !(0.0..=1.0).contains(&sample.target) {
                 return Err(format!(
@@ -360,7 +396,9 @@ fn samples_of<G: Game>(
             active.clear();
             image.active_inputs(active);
         }
-        out.push_record(images.iter().map(Vec::as_slice), target(record, config));
+        let buckets = positions.iter().map(|p| p.network_bucket(config.buckets));
+        let images = images.iter().map(Vec::as_slice).zip(buckets);
+        out.push_record(images, target(record, config));
     }
     Ok(out)
 }
@@ -382,16 +420,18 @@ pub struct FloatNetwork {
     inputs: usize,
     /// Number of hidden units.
     hidden: usize,
+    /// Number of output buckets.
+    buckets: usize,
     /// Evaluation units per unit of output.
     scale: f32,
     /// `inputs × hidden`, one row per input.
     input_weights: Vec<f32>,
     /// One per hidden unit.
     hidden_bias: Vec<f32>,
-    /// One per hidden unit.
+    /// `buckets × hidden`, one row per bucket.
     output_weights: Vec<f32>,
-    /// The output bias.
-    output_bias: f32,
+    /// One per bucket.
+    output_bias: Vec<f32>,
 }
 
 impl FloatNetwork {
@@ -415,11 +455,12 @@ impl FloatNetwork {
             game: game.to_string(),
             inputs,
             hidden,
+            buckets: config.buckets,
             scale: config.scale,
             input_weights: uniform(first, inputs * hidden),
             hidden_bias: vec![0.0; hidden],
-            output_weights: uniform(second, hidden),
-            output_bias: 0.0,
+            output_weights: uniform(second, config.buckets * hidden),
+            output_bias: vec![0.0; config.buckets],
         }
     }
 
@@ -445,25 +486,32 @@ impl FloatNetwork {
         gather_rows(acc, &self.input_weights, rows);
     }
 
-    /// The float output for hidden sums `acc`.
+    /// The output weights of `bucket`.
     #[inline(always)]
-    fn output(&self, acc: &[f32]) -> f32 {
-        self.output_bias + screlu_dot(acc, &self.output_weights)
+    fn bucket_weights(&self, bucket: usize) -> &[f32] {
+        &self.output_weights[bucket * self.hidden..][..self.hidden]
+    }
+
+    /// The float output for hidden sums `acc`, by output bucket `bucket`.
+    #[inline(always)]
+    fn output(&self, acc: &[f32], bucket: usize) -> f32 {
+        self.output_bias[bucket] + screlu_dot(acc, self.bucket_weights(bucket))
     }
 
     /// The score for the side to move of a position whose active inputs
-    /// are `active`, in evaluation units (what [`Network::evaluate`]
-    /// computes in integers).
-    pub fn evaluate(&self, active: &[u16]) -> f32 {
-        self.raw_output(active) * self.scale
+    /// are `active`, read by output bucket `bucket` (the last one if it is
+    /// past them), in evaluation units (what [`Network::evaluate`] computes
+    /// in integers).
+    pub fn evaluate(&self, active: &[u16], bucket: usize) -> f32 {
+        self.raw_output(active, bucket.min(self.buckets - 1)) * self.scale
     }
 
     /// The float output (evaluation / scale) for `active`.
-    fn raw_output(&self, active: &[u16]) -> f32 {
+    fn raw_output(&self, active: &[u16], bucket: usize) -> f32 {
         let mut acc = [0.0f32; MAX_HIDDEN];
         let acc = &mut acc[..self.hidden];
         self.accumulate(active, acc);
-        self.output(acc)
+        self.output(acc, bucket)
     }
 
     /// The mean squared error of `sigmoid(output)` against the targets of
@@ -486,7 +534,8 @@ impl FloatNetwork {
                     .iter()
                     .map(|&index| {
                         let sample = samples.get(index as usize);
-                        let error = sigmoid(self.raw_output(sample.inputs)) - sample.target;
+                        let output = self.raw_output(sample.inputs, sample.bucket);
+                        let error = sigmoid(output) - sample.target;
                         f64::from(error * error)
                     })
                     .sum::<f64>()
@@ -496,7 +545,8 @@ impl FloatNetwork {
     }
 
     /// The quantised network (`round(W1 × QA)`, `round(b1 × QA)`,
-    /// `round(w2 × QB)`, `round(b2 × QA × QB)`), as the file stores it.
+    /// `round(w2 × QB)`, `round(b2 × QA × QB)` per bucket), as the file
+    /// stores it.
     pub fn quantise(&self) -> Result<Network, String> {
         // `as` saturates, so a value past the integer range (impossible
         // after clipping) cannot wrap around.
@@ -510,11 +560,16 @@ impl FloatNetwork {
             game: self.game.clone(),
             inputs: self.inputs,
             hidden: self.hidden,
+            buckets: self.buckets,
             scale: self.scale as i32,
             input_weights: to_i16(&self.input_weights, QA),
             hidden_bias: to_i16(&self.hidden_bias, QA),
             output_weights: to_i16(&self.output_weights, QB),
-            output_bias: (f64::from(self.output_bias) * f64::from(QA * QB)).round() as i32,
+            output_bias: self
+                .output_bias
+                .iter()
+                .map(|&b| (f64::from(b) * f64::from(QA * QB)).round() as i32)
+                .collect(),
         })
     }
 }
@@ -615,10 +670,10 @@ struct Gradient {
     input_weights: Vec<f32>,
     /// One per hidden unit.
     hidden_bias: Vec<f32>,
-    /// One per hidden unit.
+    /// `buckets × hidden`, one row per bucket.
     output_weights: Vec<f32>,
-    /// The output bias's gradient.
-    output_bias: f32,
+    /// One per bucket.
+    output_bias: Vec<f32>,
     /// Whether each first-layer row is in `rows`.
     touched: Vec<bool>,
     /// The first-layer rows with a nonzero gradient, in first-touch order.
@@ -633,12 +688,12 @@ struct Gradient {
 
 impl Gradient {
     /// Zero buffers for a network of this shape.
-    fn new(inputs: usize, hidden: usize) -> Gradient {
+    fn new(inputs: usize, hidden: usize, buckets: usize) -> Gradient {
         Gradient {
             input_weights: vec![0.0; inputs * hidden],
             hidden_bias: vec![0.0; hidden],
-            output_weights: vec![0.0; hidden],
-            output_bias: 0.0,
+            output_weights: vec![0.0; buckets * hidden],
+            output_bias: vec![0.0; buckets],
             touched: vec![false; inputs],
             rows: Vec::new(),
             acc: vec![0.0; hidden],
@@ -697,7 +752,7 @@ impl Gradient {
         gathered.clear();
         for &index in part {
             let sample = samples.get(index as usize);
-            gathered.push(sample.inputs, sample.target);
+            gathered.push_sample(sample.inputs, sample.bucket, sample.target);
         }
         let mut loss = 0.0f64;
         for sample in gathered.iter() {
@@ -711,25 +766,27 @@ impl Gradient {
     #[inline(always)]
     fn add_sample(&mut self, network: &FloatNetwork, sample: Sample<'_>, weight: f32) -> f64 {
         network.accumulate(sample.inputs, &mut self.acc);
-        let probability = sigmoid(network.output(&self.acc));
+        let probability = sigmoid(network.output(&self.acc, sample.bucket));
         let error = probability - sample.target;
         // d(error²)/d(out), through the sigmoid.
         let out_gradient = 2.0 * error * probability * (1.0 - probability) * weight;
-        self.output_bias += out_gradient;
-        self.add_hidden(network, out_gradient);
+        self.output_bias[sample.bucket] += out_gradient;
+        self.add_hidden(network, out_gradient, sample.bucket);
         self.add_rows(sample.inputs);
         f64::from(error * error)
     }
 
-    /// The output weights' and hidden biases' gradients, and the hidden
-    /// sums' gradient into `acc_gradient`, for an output gradient `g`.
+    /// The output weights' (of `bucket`) and hidden biases' gradients, and
+    /// the hidden sums' gradient into `acc_gradient`, for an output
+    /// gradient `g`.
     #[inline(always)]
-    fn add_hidden(&mut self, network: &FloatNetwork, g: f32) {
+    fn add_hidden(&mut self, network: &FloatNetwork, g: f32, bucket: usize) {
+        let width = network.hidden;
         let hidden = self
             .acc
             .iter()
-            .zip(&network.output_weights)
-            .zip(self.output_weights.iter_mut())
+            .zip(network.bucket_weights(bucket))
+            .zip(self.output_weights[bucket * width..][..width].iter_mut())
             .zip(self.hidden_bias.iter_mut())
             .zip(self.acc_gradient.iter_mut());
         for ((((&a, &w), w_grad), b_grad), a_grad) in hidden {
@@ -773,7 +830,7 @@ impl Gradient {
         }
         add_assign(&mut self.hidden_bias, &other.hidden_bias);
         add_assign(&mut self.output_weights, &other.output_weights);
-        self.output_bias += other.output_bias;
+        add_assign(&mut self.output_bias, &other.output_bias);
     }
 
     /// Back to zero, touching only the rows that were used.
@@ -787,7 +844,7 @@ impl Gradient {
         self.rows.clear();
         self.hidden_bias.fill(0.0);
         self.output_weights.fill(0.0);
-        self.output_bias = 0.0;
+        self.output_bias.fill(0.0);
     }
 }
 
@@ -809,18 +866,18 @@ struct Moments {
     hidden_bias: Vec<f32>,
     /// One per output weight.
     output_weights: Vec<f32>,
-    /// The output bias's (a one-element array, to share the update code).
-    output_bias: [f32; 1],
+    /// One per output bias.
+    output_bias: Vec<f32>,
 }
 
 impl Moments {
     /// Zeros for a network of this shape.
-    fn new(inputs: usize, hidden: usize) -> Moments {
+    fn new(inputs: usize, hidden: usize, buckets: usize) -> Moments {
         Moments {
             input_weights: vec![0.0; inputs * hidden],
             hidden_bias: vec![0.0; hidden],
-            output_weights: vec![0.0; hidden],
-            output_bias: [0.0],
+            output_weights: vec![0.0; buckets * hidden],
+            output_bias: vec![0.0; buckets],
         }
     }
 }
@@ -840,10 +897,10 @@ struct Step {
 
 impl Adam {
     /// Zero moments for a network of this shape.
-    fn new(inputs: usize, hidden: usize) -> Adam {
+    fn new(inputs: usize, hidden: usize, buckets: usize) -> Adam {
         Adam {
-            first: Moments::new(inputs, hidden),
-            second: Moments::new(inputs, hidden),
+            first: Moments::new(inputs, hidden, buckets),
+            second: Moments::new(inputs, hidden, buckets),
             steps: 0,
         }
     }
@@ -883,8 +940,8 @@ impl Adam {
             step,
         );
         adam_update(
-            std::slice::from_mut(&mut network.output_bias),
-            &[gradient.output_bias],
+            &mut network.output_bias,
+            &gradient.output_bias,
             &mut first.output_bias,
             &mut second.output_bias,
             Step {
@@ -983,10 +1040,11 @@ pub fn run<G: Game>(
     std::fs::write(out, network.to_bytes())
         .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
     report(&format!(
-        "wrote {} ({} inputs, {} hidden)",
+        "wrote {} ({} inputs, {} hidden, {} output bucket(s))",
         out.display(),
         network.inputs(),
-        network.hidden()
+        network.hidden(),
+        network.buckets()
     ));
     Ok(())
 }
@@ -1002,7 +1060,7 @@ pub fn train_float<G: Game>(
     if samples.is_empty() {
         return Err("no training samples".into());
     }
-    samples.check(inputs)?;
+    samples.check(inputs, config.buckets)?;
     let pool = thread_pool(config.threads)?;
     let threads = pool.current_num_threads();
     let mut trainer = Trainer::new(G::NAME, inputs, samples, config, threads)?;
@@ -1080,9 +1138,9 @@ impl<'a> Trainer<'a> {
             samples,
             config,
             network,
-            adam: Adam::new(inputs, config.hidden),
+            adam: Adam::new(inputs, config.hidden, config.buckets),
             gradients: (0..threads)
-                .map(|_| Gradient::new(inputs, config.hidden))
+                .map(|_| Gradient::new(inputs, config.hidden, config.buckets))
                 .collect(),
             train,
             validation,

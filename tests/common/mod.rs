@@ -80,7 +80,5 @@ pub fn shipped_network<G: agon::game::Game>() -> agon::network::Network {
 
 /// What `network` says of `position`, from its side to move's view.
 pub fn network_score<G: agon::game::Game>(network: &agon::network::Network, position: &G) -> i32 {
-    let mut active = Vec::new();
-    position.active_inputs(&mut active);
-    network.evaluate(&active)
+    network.evaluate_position(position, &mut Vec::new())
 }

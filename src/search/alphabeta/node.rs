@@ -245,9 +245,7 @@ impl<G: Game> Worker<G> {
         if cached && let Some(value) = self.eval_cache.get(key) {
             return value;
         }
-        self.inputs.clear();
-        position.active_inputs(&mut self.inputs);
-        let value = network.evaluate(&self.inputs);
+        let value = network.evaluate_position(position, &mut self.inputs);
         if cached {
             self.eval_cache.put(key, value);
         }
