@@ -525,10 +525,20 @@ fn score_adjudication_only_cuts_games_short() {
         // The same players play the same moves until the resignation.
         assert!(short.moves.len() < whole.moves.len());
         assert_eq!(short.moves[..], whole.moves[..short.moves.len()]);
+        // The side that resigned lost. (Not necessarily the side that lost
+        // the full game: a shallow search's scores can dip and recover.)
+        let resigned = short
+            .reason
+            .split(" resigns")
+            .next()
+            .and_then(|r| r.chars().last());
+        let winner = match resigned {
+            Some('x') => Player::O,
+            Some('o') => Player::X,
+            _ => panic!("no resigning side in {}", short.reason),
+        };
+        assert_eq!(short.outcome, Outcome::Win(winner), "{}", short.reason);
     }
-    // The depth-4 player wins both games by resignation, as it does in full.
-    assert_eq!(full.score, Score::new(2, 0, 0));
-    assert_eq!(cut.score, Score::new(2, 0, 0));
     let text: String = cut.records.iter().map(|r| r.to_line() + "\n").collect();
     let replayed = replay(&text).expect("replays");
     assert!(replayed.errors.is_empty(), "{:?}", replayed.errors);
