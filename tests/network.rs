@@ -289,8 +289,11 @@ fn symmetric_images_are_samples_of_one_record() {
 
 #[test]
 fn training_is_reproducible_with_one_thread() {
+    // Two buckets: these short random games rarely fill three quarters of
+    // the board, which a fourth bucket would need.
     let config = TrainConfig {
         epochs: 2,
+        buckets: 2,
         ..small_config()
     };
     let samples = material_samples(&random_positions(1000, 4), &config);
@@ -352,6 +355,21 @@ fn bad_records_and_configs_are_refused() {
     past_the_buckets.push_record([(&[7u16][..], BUCKETS)], 0.5);
     let error = train::train::<Ataxx>(&past_the_buckets, &config, &mut |_| {}).unwrap_err();
     assert!(error.contains("bucket"), "{error}");
+    // A float network reads such a sample by its last bucket, as inference does.
+    assert!(trained().0.loss(&past_the_buckets).is_finite());
+    // Data from one stage only: the other buckets would keep their random
+    // weights, so training refuses it.
+    let early: Vec<Ataxx> = random_positions(300, 5)
+        .into_iter()
+        .filter(|p| p.network_bucket(BUCKETS) == 0)
+        .collect();
+    assert!(early.len() > 50);
+    let error = train::train::<Ataxx>(&material_samples(&early, &config), &config, &mut |_| {})
+        .unwrap_err();
+    assert!(
+        error.contains("no sample falls in output bucket 1"),
+        "{error}"
+    );
     assert!(train::train::<Ataxx>(&Samples::new(), &config, &mut |_| {}).is_err());
 }
 

@@ -322,8 +322,11 @@ impl Samples {
     }
 
     /// Whether every input is below `inputs`, every bucket below
-    /// `buckets` and every target a probability, or which sample is not.
+    /// `buckets` and every target a probability, or which sample is not;
+    /// and whether every bucket has samples (one without would keep its
+    /// random initial weights and misjudge every position of its stage).
     fn check(&self, inputs: usize, buckets: usize) -> Result<(), String> {
+        let mut seen = 0u32;
         for (index, sample) in self.iter().enumerate() {
             if let Some(&bad) = sample.inputs.iter().find(|&&i| usize::from(i) >= inputs) {
                 return Err(format!("sample {index}: input {bad} is not below {inputs}"));
@@ -334,12 +337,19 @@ impl Samples {
                     sample.bucket
                 ));
             }
+            seen |= 1 << sample.bucket;
             if !(0.0..=1.0).contains(&sample.target) {
                 return Err(format!(
                     "sample {index}: target {} is not from 0 to 1",
                     sample.target
                 ));
             }
+        }
+        if let Some(empty) = (0..buckets).find(|b| seen >> b & 1 == 0) {
+            return Err(format!(
+                "no sample falls in output bucket {empty} of {buckets} \
+                 (the game has fewer stages, or the data misses one): use fewer --buckets"
+            ));
         }
         Ok(())
     }
@@ -534,7 +544,8 @@ impl FloatNetwork {
                     .iter()
                     .map(|&index| {
                         let sample = samples.get(index as usize);
-                        let output = self.raw_output(sample.inputs, sample.bucket);
+                        let bucket = sample.bucket.min(self.buckets - 1);
+                        let output = self.raw_output(sample.inputs, bucket);
                         let error = sigmoid(output) - sample.target;
                         f64::from(error * error)
                     })
