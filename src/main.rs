@@ -76,7 +76,9 @@ enum Command {
     /// search=auto|alphabeta|mcts, depth, nodes, threads, hash, eval=auto|classic, evalfile,
     /// playout=auto|random|policy, exploration (centi-units), parallel=tree|root,
     /// player=engine|baseline|random, name), `ugi:<command line>` or
-    /// `uai:<command line>`.
+    /// `uai:<command line>`. Ctrl+C stops the match: the games in progress
+    /// are abandoned, the finished ones summarised and recorded (exit
+    /// status 130); a second Ctrl+C ends it at once.
     Match(Box<MatchArgs>),
     /// Analyse every position of a file and check the expected answers.
     ///
@@ -447,7 +449,11 @@ fn main() -> ExitCode {
         Some(Command::Bench) => tools::bench::run(&mut std::io::stdout().lock())
             .map(|_| ())
             .map_err(|e| e.to_string()),
-        Some(Command::Match(args)) => run_match(&args),
+        Some(Command::Match(args)) => match run_match(&args) {
+            // The shell's convention for a run ended by Ctrl+C.
+            Ok(Ended::Interrupted) => return ExitCode::from(130),
+            other => other.map(|_| ()),
+        },
         Some(Command::Analyse(args)) => run_analyse(&args),
         Some(Command::Openings(args)) => run_openings(&args),
         Some(Command::Train(args)) => visit_game(&args.game.clone(), args).and_then(|r| r),
@@ -581,18 +587,31 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             .as_deref()
             .map(matches::parse_shard)
             .transpose()?,
+        stop: None,
     })
 }
 
-fn run_match(args: &MatchArgs) -> Result<(), String> {
+/// How `agon match` ended without an error.
+enum Ended {
+    Complete,
+    /// Stopped by Ctrl+C (see `tools::matches::interrupt`).
+    Interrupted,
+}
+
+fn run_match(args: &MatchArgs) -> Result<Ended, String> {
     if let Some(path) = &args.replay {
-        return run_replay(args, std::slice::from_ref(path));
+        return run_replay(args, std::slice::from_ref(path)).map(|()| Ended::Complete);
     }
     if !args.merge.is_empty() {
-        return run_replay(args, &args.merge);
+        return run_replay(args, &args.merge).map(|()| Ended::Complete);
     }
-    let config = match_config(args)?;
-    matches::run_match(&config, &mut std::io::stdout().lock()).map(|_| ())
+    let mut config = match_config(args)?;
+    config.stop = Some(matches::interrupt::install());
+    let report = matches::run_match(&config, &mut std::io::stdout().lock())?;
+    Ok(match report.interrupted {
+        true => Ended::Interrupted,
+        false => Ended::Complete,
+    })
 }
 
 /// `--replay FILE` and `--merge FILES…`: verify, combine, summarise, and

@@ -455,10 +455,11 @@ fn the_referee_deals_own_squares_only_and_a_false_claim_loses() {
         max_plies: Some(400),
         adjudication: Adjudication::default(),
         seed: 1,
+        abandon: None,
     };
     let mut placer = Claimer;
     let mut claimer = Claimer;
-    let record = play_game(&setup, [&mut placer, &mut claimer]);
+    let record = play_game(&setup, [&mut placer, &mut claimer]).expect("nothing abandons it");
     assert!(
         record.reason.contains("illegal move 's"),
         "{}",

@@ -12,7 +12,9 @@ use agon::tools::matches::stats::{Hypothesis, Score, Sprt, elo_line, score_line}
 use agon::tools::matches::{MatchConfig, MatchReport, TimeControl, read_openings, run_match};
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 const AGON: &str = env!("CARGO_BIN_EXE_agon");
 
@@ -47,6 +49,7 @@ fn nim_match(p1: &str, p2: &str, games: usize) -> MatchConfig {
         report_every: 0,
         pgn: None,
         shard: None,
+        stop: None,
     }
 }
 
@@ -455,6 +458,105 @@ fn agon_plays_itself_as_an_external_engine() {
         report.records
     );
     assert_eq!(lines[0], "Score of agon vs ugi:agon: 1 - 1 - 0  [0.500] 2");
+}
+
+/// Output that sets a match's stop flag (as Ctrl+C does) once it has
+/// printed `after`.
+struct StopAfter {
+    text: Vec<u8>,
+    after: &'static str,
+    stop: Arc<AtomicBool>,
+}
+
+impl std::io::Write for StopAfter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.text.extend_from_slice(bytes);
+        if String::from_utf8_lossy(&self.text).contains(self.after) {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_stopped_match_counts_and_records_only_its_finished_games() {
+    let dir = scratch("stopped");
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut config = ataxx_depth_match(Adjudication::default());
+    config.players =
+        ["agon:depth=1,name=a", "agon:depth=1,name=b"].map(|p| PlayerSpec::parse(p).unwrap());
+    config.games = 40;
+    config.out = Some(dir.join("stopped.txt"));
+    config.stop = Some(Arc::clone(&stop));
+    let mut out = StopAfter {
+        text: Vec::new(),
+        after: "Finished game 3 ",
+        stop,
+    };
+    let report = run_match(&config, &mut out).expect("the match runs");
+    let text = String::from_utf8(out.text).expect("utf-8 output");
+    // The game under way when the flag fell may still have finished; no
+    // game starts after it.
+    let played = report.records.len();
+    assert!(report.interrupted, "{text}");
+    assert!((3..=5).contains(&played), "{played} games: {text}");
+    assert_eq!(report.score.games() as usize, played);
+    assert!(
+        text.contains(&format!(
+            "Match interrupted after {played} games; the games in progress were abandoned\nScore of a vs b: "
+        )),
+        "{text}"
+    );
+    let recorded = std::fs::read_to_string(dir.join("stopped.txt")).expect("records written");
+    let games: Vec<GameRecord> = recorded
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| GameRecord::parse(l).expect("a record"))
+        .collect();
+    assert_eq!(games.len(), played);
+    assert_eq!(games, report.records);
+}
+
+#[test]
+fn a_stop_abandons_the_game_of_an_engine_still_thinking() {
+    let dir = scratch("abandon");
+    // Thinks for 5 s of its 20 s; the stop comes after 0.3 s.
+    let spec = fake_engine(&dir, "slow", "sleep 5; echo 'bestmove 1:1'");
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut config = nim_match("agon", &spec, 2);
+    config.time = TimeControl::movetime(20_000);
+    config.stop = Some(Arc::clone(&stop));
+    let started = Instant::now();
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        stop.store(true, Ordering::Relaxed);
+    });
+    let (report, lines) = play(&config);
+    setter.join().expect("the stop is set");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(report.interrupted);
+    assert!(report.records.is_empty(), "{:?}", report.records);
+    assert_eq!(
+        lines[0],
+        "Match interrupted after 0 games; the games in progress were abandoned"
+    );
+    // Finished without a stop, the same match is no interrupted one.
+    let mut quick = nim_match("agon", "agon", 2);
+    quick.stop = Some(Arc::new(AtomicBool::new(false)));
+    let (report, lines) = play(&quick);
+    assert!(!report.interrupted);
+    assert!(
+        lines[0].starts_with("Score of agon#1 vs agon#2: "),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -12,6 +12,7 @@ use super::spec::{Dialect, ExternalSpec};
 use crate::search::time::GoParams;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
@@ -31,7 +32,12 @@ struct Running {
 enum WaitError {
     Timeout,
     Closed,
+    /// The match stopped ([`super::interrupt`]).
+    Abandoned,
 }
+
+/// How often a wait looks at the match's stop flag.
+const ABANDON_POLL: Duration = Duration::from_millis(50);
 
 /// An external engine, started on first use and restarted after a failure.
 pub struct ExternalEngine {
@@ -88,13 +94,15 @@ impl ExternalEngine {
     }
 
     /// Asks for a move: `position fen <start> moves …`, then `go …`, and
-    /// waits until `wait` has passed for `bestmove`.
+    /// waits until `wait` has passed for `bestmove`, or until `abandon` is
+    /// set (then the engine is stopped and restarted on next use).
     pub fn best_move(
         &mut self,
         start: &str,
         moves: &[String],
         go: &GoParams,
         wait: Duration,
+        abandon: Option<&AtomicBool>,
     ) -> Result<String, Forfeit> {
         let mut position = format!("position fen {start}");
         if !moves.is_empty() {
@@ -105,7 +113,7 @@ impl ExternalEngine {
         self.send(&go_command(go, self.spec.dialect))?;
         let deadline = Instant::now() + wait;
         let mut score = None;
-        let answer = self.wait_for(deadline, |line| {
+        let answer = self.wait_for(deadline, abandon, |line| {
             score = EngineScore::from_info(line).or(score);
             line.starts_with("bestmove")
         });
@@ -126,6 +134,11 @@ impl ExternalEngine {
                 self.kill();
                 Err(Forfeit::Crash("the engine exited while thinking".into()))
             }
+            Err(WaitError::Abandoned) => {
+                // Still thinking: `quit` may wait for its search.
+                self.kill();
+                Err(Forfeit::Crash("the match stopped while it thought".into()))
+            }
         }
     }
 
@@ -144,11 +157,17 @@ impl ExternalEngine {
     }
 
     fn start(&mut self) -> Result<(), Forfeit> {
-        let mut child = Command::new(&self.spec.program)
+        let mut command = Command::new(&self.spec.program);
+        command
             .args(&self.spec.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::null());
+        // A process group of its own: the terminal's Ctrl+C is the match's
+        // to handle (it stops the engines itself, see `super::interrupt`).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .spawn()
             .map_err(|e| Forfeit::Crash(format!("cannot start '{}': {e}", self.spec.program)))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
@@ -188,7 +207,7 @@ impl ExternalEngine {
         };
         self.send(hello)?;
         let timeout = self.handshake_timeout;
-        self.wait_for(Instant::now() + timeout, |line| line.trim() == ok)
+        self.wait_for(Instant::now() + timeout, None, |line| line.trim() == ok)
             .map_err(|e| handshake_failure(e, ok, timeout))?;
         if self.spec.dialect == Dialect::Ugi {
             self.send(&format!("setoption name Game value {}", self.game))?;
@@ -203,7 +222,9 @@ impl ExternalEngine {
     fn sync(&mut self) -> Result<(), Forfeit> {
         self.send("isready")?;
         let timeout = self.handshake_timeout;
-        let answer = self.wait_for(Instant::now() + timeout, |line| line.trim() == "readyok");
+        let answer = self.wait_for(Instant::now() + timeout, None, |line| {
+            line.trim() == "readyok"
+        });
         if let Err(e) = answer {
             self.kill();
             return Err(handshake_failure(e, "readyok", timeout));
@@ -224,18 +245,27 @@ impl ExternalEngine {
         Ok(())
     }
 
+    /// Waits until `deadline` for a line that is `wanted`, looking at
+    /// `abandon` every [`ABANDON_POLL`].
     fn wait_for(
         &mut self,
         deadline: Instant,
+        abandon: Option<&AtomicBool>,
         mut wanted: impl FnMut(&str) -> bool,
     ) -> Result<String, WaitError> {
         let running = self.running.as_mut().ok_or(WaitError::Closed)?;
         loop {
+            if abandon.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+                return Err(WaitError::Abandoned);
+            }
             let left = deadline.saturating_duration_since(Instant::now());
-            match running.lines.recv_timeout(left) {
+            match running.lines.recv_timeout(left.min(ABANDON_POLL)) {
                 Ok(line) if wanted(&line) => return Ok(line),
                 Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => return Err(WaitError::Timeout),
+                Err(RecvTimeoutError::Timeout) if left <= ABANDON_POLL => {
+                    return Err(WaitError::Timeout);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return Err(WaitError::Closed),
             }
         }
@@ -265,6 +295,7 @@ fn handshake_failure(error: WaitError, expected: &str, timeout: Duration) -> For
             Forfeit::Handshake(format!("no '{expected}' within {} ms", timeout.as_millis()))
         }
         WaitError::Closed => Forfeit::Crash(format!("the engine exited before '{expected}'")),
+        WaitError::Abandoned => Forfeit::Crash(format!("the match stopped before '{expected}'")),
     }
 }
 

@@ -11,6 +11,7 @@
 
 pub mod adjudication;
 pub mod external;
+pub mod interrupt;
 pub mod pgn;
 pub mod player;
 pub mod record;
@@ -29,6 +30,7 @@ use stats::{Pentanomial, Results, Score, Sprt, SprtStatus, elo_line, score_line}
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Duration;
@@ -140,6 +142,10 @@ pub struct MatchConfig {
     /// same game numbers and seeds as in the whole match, so that
     /// `--merge` of every part's records equals the whole match.
     pub shard: Option<(usize, usize)>,
+    /// When set (by Ctrl+C, see [`interrupt`]), the match stops: no game
+    /// starts, the games in progress are abandoned, the finished ones are
+    /// summarised and recorded.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// The game indices (from 0) one run plays, in order, computed rather than
@@ -215,6 +221,9 @@ pub struct MatchReport {
     pub records: Vec<GameRecord>,
     /// The SPRT state at the end, if one ran.
     pub sprt: Option<SprtStatus>,
+    /// Stopped by [`MatchConfig::stop`] before every planned game was
+    /// played: these are the games that finished.
+    pub interrupted: bool,
 }
 
 impl MatchReport {
@@ -261,6 +270,15 @@ pub fn run_match(config: &MatchConfig, out: &mut dyn Write) -> Result<MatchRepor
             out: &mut *out,
         },
     )??;
+    if report.interrupted {
+        let played = report.records.len();
+        let plural = if played == 1 { "" } else { "s" };
+        writeln!(
+            out,
+            "Match interrupted after {played} game{plural}; the games in progress were abandoned"
+        )
+        .map_err(|e| e.to_string())?;
+    }
     for line in report.summary_lines() {
         writeln!(out, "{line}").map_err(|e| e.to_string())?;
     }
@@ -385,6 +403,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
             max_plies: self.config.max_plies,
             adjudication: self.config.adjudication,
             seed,
+            abandon: self.config.stop.as_deref(),
         };
         (setup, first_side)
     }
@@ -452,11 +471,14 @@ impl<'a, G: Game> MatchRun<'a, G> {
                 let sender = sender.clone();
                 let (next, stop) = (&next, &stop);
                 scope.spawn(move || {
-                    while !stop.load(Ordering::Relaxed) {
+                    while !stop.load(Ordering::Relaxed) && !self.interrupted() {
                         let Some(index) = plan.get(next.fetch_add(1, Ordering::Relaxed)) else {
                             break;
                         };
-                        let finished = self.play(index, &mut pair);
+                        // An abandoned game (interrupted) is not sent.
+                        let Some(finished) = self.play(index, &mut pair) else {
+                            break;
+                        };
                         if sender.send(finished).is_err() {
                             break;
                         }
@@ -482,6 +504,8 @@ impl<'a, G: Game> MatchRun<'a, G> {
             }
         });
         bar.finish_and_clear();
+        let played = tally.results.score().games() as usize;
+        let interrupted = self.interrupted() && played < tally.planned && !tally.decided();
         let records: Vec<GameRecord> = tally.all_records();
         for writer in &mut writers {
             writer.write_all(&records)?;
@@ -492,7 +516,16 @@ impl<'a, G: Game> MatchRun<'a, G> {
             pairs: tally.results.pentanomial(),
             sprt: tally.status(),
             records,
+            interrupted,
         })
+    }
+
+    /// Whether the match was told to stop ([`MatchConfig::stop`]).
+    fn interrupted(&self) -> bool {
+        self.config
+            .stop
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 
     /// The lines printed as games finish: each game with `--verbose` or
@@ -533,14 +566,15 @@ impl<'a, G: Game> MatchRun<'a, G> {
         out.flush()
     }
 
-    fn play(&self, index: usize, pair: &mut Pair<G>) -> Finished {
+    /// Plays game `index`; `None` when the match was stopped during it.
+    fn play(&self, index: usize, pair: &mut Pair<G>) -> Option<Finished> {
         let (setup, first_side) = self.setup(index);
         let [p1, p2] = pair;
         let players: [&mut dyn Competitor<G>; 2] = match first_side {
             Player::X => [p1.as_mut(), p2.as_mut()],
             Player::O => [p2.as_mut(), p1.as_mut()],
         };
-        (index, play_game(&setup, players), first_side)
+        play_game(&setup, players).map(|record| (index, record, first_side))
     }
 }
 

@@ -57,6 +57,8 @@ pub struct MoveRequest<'a, G: Game> {
     pub go: GoParams,
     /// How long to wait for an answer before declaring a timeout.
     pub wait: Duration,
+    /// Set when the match stops: an external engine's wait ends early.
+    pub abandon: Option<&'a AtomicBool>,
 }
 
 /// A match participant.
@@ -112,7 +114,13 @@ impl<G: Game> Competitor<G> for ExternalEngine {
     }
 
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
-        self.best_move(request.start, request.moves, &request.go, request.wait)
+        self.best_move(
+            request.start,
+            request.moves,
+            &request.go,
+            request.wait,
+            request.abandon,
+        )
     }
 
     fn last_score(&self) -> Option<EngineScore> {

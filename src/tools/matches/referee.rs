@@ -11,6 +11,7 @@ use crate::game::{Game, GameOptions, GameState, Outcome, Player};
 use crate::search::time::GoParams;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Everything about a game except who plays it.
@@ -36,6 +37,9 @@ pub struct GameSetup<'a, G: Game> {
     pub adjudication: Adjudication,
     /// Seed of the random choices of built-in players.
     pub seed: u64,
+    /// When this is set the game is abandoned at the next move (an
+    /// external engine's thinking is cut short).
+    pub abandon: Option<&'a AtomicBool>,
 }
 
 /// One game's hidden information as dealt by the referee.
@@ -113,10 +117,11 @@ struct Table<G: Game> {
 }
 
 /// Plays one game; `players[0]` plays `x`, `players[1]` plays `o`.
+/// `None` when the game was abandoned ([`GameSetup::abandon`]).
 pub fn play_game<G: Game>(
     setup: &GameSetup<'_, G>,
     mut players: [&mut dyn Competitor<G>; 2],
-) -> GameRecord {
+) -> Option<GameRecord> {
     let mut table = Table {
         start: setup.start.fen(),
         state: GameState::new(setup.start.clone()),
@@ -128,9 +133,9 @@ pub fn play_game<G: Game>(
     };
     let (outcome, reason) = match start_both(setup, &mut players) {
         Err(ended) => ended,
-        Ok(()) => run(setup, &mut players, &mut table),
+        Ok(()) => run(setup, &mut players, &mut table)?,
     };
-    GameRecord {
+    Some(GameRecord {
         number: setup.number,
         game: G::NAME.to_owned(),
         options: setup.options.clone(),
@@ -143,7 +148,7 @@ pub fn play_game<G: Game>(
             TimeControl::Clock { .. } => Some(table.clocks),
             TimeControl::MoveTime { .. } => None,
         },
-    }
+    })
 }
 
 fn forfeit(side: Player, why: &Forfeit) -> (Outcome, String) {
@@ -169,42 +174,52 @@ fn start_both<G: Game>(
     }
 }
 
+/// Plays the game to its end; `None` when abandoned.
 fn run<G: Game>(
     setup: &GameSetup<'_, G>,
     players: &mut [&mut dyn Competitor<G>; 2],
     table: &mut Table<G>,
-) -> (Outcome, String) {
+) -> Option<(Outcome, String)> {
     let mut adjudicator = Adjudicator::new(setup.adjudication);
+    let abandoned = || {
+        setup
+            .abandon
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    };
     loop {
         if let Some(outcome) = table.state.position.outcome() {
-            return (outcome, REASON_RULES.to_owned());
+            return Some((outcome, REASON_RULES.to_owned()));
         }
         if let Some(outcome) = table.state.outcome() {
-            return (outcome, REASON_REPETITION.to_owned());
+            return Some((outcome, REASON_REPETITION.to_owned()));
+        }
+        if abandoned() {
+            return None;
         }
         if let Some(limit) = setup.max_plies
             && table.moves.len() >= limit as usize
         {
             // Counting games are decided by the count, the others drawn.
             let outcome = table.state.position.adjudicate();
-            return (
+            return Some((
                 outcome,
                 format!(
                     "{REASON_ADJUDICATION}: {} at the {limit}-ply limit",
                     outcome.ugi_name()
                 ),
-            );
+            ));
         }
         let side = table.state.position.side_to_move();
         let player = &mut *players[side.index()];
         if let Err(why) = one_move(setup, player, table, side) {
-            return forfeit(side, &why);
+            // A move cut short by the stop costs the side nothing.
+            return (!abandoned()).then(|| forfeit(side, &why));
         }
         // A game the move ended is the rules' to score.
         if table.state.outcome().is_none()
             && let Some(ended) = adjudicator.observe(side, player.last_score(), table.moves.len())
         {
-            return ended;
+            return Some(ended);
         }
     }
 }
@@ -223,6 +238,7 @@ fn one_move<G: Game>(
         moves: &table.moves,
         go,
         wait,
+        abandon: setup.abandon,
     };
     let started = Instant::now();
     let text = player.choose(&request)?;
