@@ -105,8 +105,10 @@ enum Command {
     /// Train an evaluation network from `agon datagen` files.
     ///
     /// Mini-batch Adam over all cores on the records of every --data file,
-    /// a validation loss per epoch, and the quantised network written to
-    /// --out (load it with `setoption name EvalFile value <file>`).
+    /// a validation loss per epoch, then the written (quantised) network's
+    /// validation loss beside the float one's and, with several --buckets,
+    /// each bucket's; the network goes to --out (load it with `setoption
+    /// name EvalFile value <file>`).
     Train(TrainArgs),
 }
 

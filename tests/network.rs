@@ -306,6 +306,64 @@ fn training_is_reproducible_with_one_thread() {
 }
 
 #[test]
+fn training_reports_the_written_networks_validation_loss() {
+    let config = TrainConfig {
+        epochs: 2,
+        buckets: 2,
+        ..small_config()
+    };
+    let positions = random_positions(1000, 4);
+    let samples = material_samples(&positions, &config);
+    let mut lines = Vec::new();
+    train::train::<Ataxx>(&samples, &config, &mut |line| lines.push(line.to_string()))
+        .expect("training");
+    let text = lines.join("\n");
+    // After the epochs: the quantised network's loss beside the float one.
+    let quantised = &lines[config.epochs];
+    let figures: Vec<f64> = quantised
+        .strip_prefix("quantised network: validation loss ")
+        .unwrap_or_else(|| panic!("{text}"))
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|word| word.parse().ok())
+        .collect();
+    let [quantised_loss, float_loss] = figures[..] else {
+        panic!("{text}")
+    };
+    assert!(float_loss > 0.0, "{text}");
+    // Rounding moves scores by a few units: the losses differ in the
+    // fourth decimal at most.
+    assert!((quantised_loss - float_loss).abs() < 1e-3, "{text}");
+    // Each bucket's loss and the samples it holds, which add up to the
+    // validation share of the samples.
+    let by_bucket = lines[config.epochs + 1]
+        .strip_prefix("validation loss by output bucket: ")
+        .unwrap_or_else(|| panic!("{text}"));
+    let counts: Vec<usize> = by_bucket
+        .split(" samples)")
+        .filter_map(|part| part.rsplit('(').next()?.parse().ok())
+        .collect();
+    assert_eq!(counts.len(), 2, "{text}");
+    let held_out = counts.iter().sum::<usize>() as f64 / samples.len() as f64;
+    assert!(
+        (held_out - f64::from(config.validation_share)).abs() < 0.03,
+        "{text}"
+    );
+    // One bucket: no breakdown.
+    let one = TrainConfig {
+        buckets: 1,
+        ..config
+    };
+    let samples = material_samples(&positions, &one);
+    let mut lines = Vec::new();
+    train::train::<Ataxx>(&samples, &one, &mut |line| lines.push(line.to_string()))
+        .expect("training");
+    assert!(
+        lines.iter().all(|l| !l.contains("by output bucket")),
+        "{lines:?}"
+    );
+}
+
+#[test]
 fn bad_records_and_configs_are_refused() {
     let config = small_config();
     let mut records = material_records(&random_positions(3, 5));

@@ -1019,7 +1019,73 @@ pub fn train<G: Game>(
     config: &TrainConfig,
     report: &mut dyn FnMut(&str),
 ) -> Result<Network, String> {
-    train_float::<G>(samples, config, report)?.quantise()
+    let (float, validation) = train_held_out::<G>(samples, config, report)?;
+    let network = float.quantise()?;
+    if !validation.is_empty() {
+        for line in validation_report(&float, &network, samples, &validation) {
+            report(&line);
+        }
+    }
+    Ok(network)
+}
+
+/// What the validation samples say of the written network: its loss after
+/// quantisation beside the float one's (what rounding the weights cost),
+/// and with several output buckets each bucket's loss (which stage of the
+/// game the network judges worst).
+fn validation_report(
+    float: &FloatNetwork,
+    network: &Network,
+    samples: &Samples,
+    validation: &[u32],
+) -> Vec<String> {
+    let buckets = network.buckets();
+    // Per bucket: samples, float squared error, quantised squared error;
+    // fixed chunks added in order, so the figures do not depend on threads.
+    type Sums = Vec<(usize, f64, f64)>;
+    let chunk_sums = |chunk: &[u32]| -> Sums {
+        let mut sums = vec![(0usize, 0.0f64, 0.0f64); buckets];
+        for &index in chunk {
+            let sample = samples.get(index as usize);
+            let bucket = sample.bucket.min(buckets - 1);
+            let float_error = sigmoid(float.raw_output(sample.inputs, bucket)) - sample.target;
+            let quantised = network.evaluate(sample.inputs, bucket) as f32 / float.scale;
+            let quantised_error = sigmoid(quantised) - sample.target;
+            let sum = &mut sums[bucket];
+            sum.0 += 1;
+            sum.1 += f64::from(float_error * float_error);
+            sum.2 += f64::from(quantised_error * quantised_error);
+        }
+        sums
+    };
+    let parts: Vec<Sums> = validation.par_chunks(LOSS_CHUNK).map(chunk_sums).collect();
+    let mut sums = vec![(0usize, 0.0f64, 0.0f64); buckets];
+    for part in parts {
+        for (sum, add) in sums.iter_mut().zip(part) {
+            *sum = (sum.0 + add.0, sum.1 + add.1, sum.2 + add.2);
+        }
+    }
+    let total = sums
+        .iter()
+        .fold((0, 0.0, 0.0), |t, s| (t.0 + s.0, t.1 + s.1, t.2 + s.2));
+    let mean = |sum: f64, n: usize| sum / n.max(1) as f64;
+    let mut lines = vec![format!(
+        "quantised network: validation loss {:.6} (float {:.6})",
+        mean(total.2, total.0),
+        mean(total.1, total.0)
+    )];
+    if buckets > 1 {
+        let parts: Vec<String> = sums
+            .iter()
+            .enumerate()
+            .map(|(b, s)| format!("{b}: {:.6} ({} samples)", mean(s.2, s.0), s.0))
+            .collect();
+        lines.push(format!(
+            "validation loss by output bucket: {}",
+            parts.join(", ")
+        ));
+    }
+    lines
 }
 
 /// `agon train`: reads every record file in `data` (record files merge by
@@ -1066,6 +1132,15 @@ pub fn train_float<G: Game>(
     config: &TrainConfig,
     report: &mut dyn FnMut(&str),
 ) -> Result<FloatNetwork, String> {
+    train_held_out::<G>(samples, config, report).map(|(network, _)| network)
+}
+
+/// [`train_float`], also returning the validation sample numbers.
+fn train_held_out<G: Game>(
+    samples: &Samples,
+    config: &TrainConfig,
+    report: &mut dyn FnMut(&str),
+) -> Result<(FloatNetwork, Vec<u32>), String> {
     config.check()?;
     let inputs = G::network_inputs().ok_or(format!("{} has no network inputs", G::NAME))?;
     if samples.is_empty() {
@@ -1080,7 +1155,7 @@ pub fn train_float<G: Game>(
         let line = pool.install(|| trainer.epoch(epoch));
         report(&line.to_string());
     }
-    Ok(trainer.network)
+    Ok((trainer.network, trainer.validation))
 }
 
 /// Splits the sample numbers into training and validation: a random share
