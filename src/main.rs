@@ -78,7 +78,8 @@ enum Command {
     /// player=engine|baseline|random, name), `ugi:<command line>` or
     /// `uai:<command line>`. Ctrl+C stops the match: the games in progress
     /// are abandoned, the finished ones summarised and recorded (exit
-    /// status 130); a second Ctrl+C ends it at once.
+    /// status 130 if games were left unplayed); a second Ctrl+C ends it at
+    /// once.
     Match(Box<MatchArgs>),
     /// Analyse every position of a file and check the expected answers.
     ///

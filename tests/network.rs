@@ -343,6 +343,27 @@ fn training_reports_the_written_networks_validation_loss() {
         .filter_map(|part| part.rsplit('(').next()?.parse().ok())
         .collect();
     assert_eq!(counts.len(), 2, "{text}");
+    // The buckets' losses, weighted by their samples, make the total.
+    let losses: Vec<f64> = by_bucket
+        .split(", ")
+        .filter_map(|part| part.split(' ').nth(1)?.parse().ok())
+        .collect();
+    assert_eq!(losses.len(), 2, "{text}");
+    let weighted = losses
+        .iter()
+        .zip(&counts)
+        .map(|(l, &n)| l * n as f64)
+        .sum::<f64>()
+        / counts.iter().sum::<usize>() as f64;
+    assert!((weighted - quantised_loss).abs() < 2e-6, "{text}");
+    // The float figure is the last epoch's validation loss.
+    let last_epoch = &lines[config.epochs - 1];
+    let validation: f64 = last_epoch
+        .split("validation loss ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!((validation - float_loss).abs() < 2e-6, "{text}");
     let held_out = counts.iter().sum::<usize>() as f64 / samples.len() as f64;
     assert!(
         (held_out - f64::from(config.validation_share)).abs() < 0.03,

@@ -499,11 +499,14 @@ fn a_stopped_match_counts_and_records_only_its_finished_games() {
     };
     let report = run_match(&config, &mut out).expect("the match runs");
     let text = String::from_utf8(out.text).expect("utf-8 output");
-    // The game under way when the flag fell may still have finished; no
-    // game starts after it.
+    // Games finished while the output lagged behind still count (the
+    // workers run ahead of the printing); none starts after the flag.
     let played = report.records.len();
     assert!(report.interrupted, "{text}");
-    assert!((3..=5).contains(&played), "{played} games: {text}");
+    assert!(
+        (3..config.games).contains(&played),
+        "{played} games: {text}"
+    );
     assert_eq!(report.score.games() as usize, played);
     assert!(
         text.contains(&format!(
@@ -524,10 +527,11 @@ fn a_stopped_match_counts_and_records_only_its_finished_games() {
 #[test]
 fn a_stop_abandons_the_game_of_an_engine_still_thinking() {
     let dir = scratch("abandon");
-    // Thinks for 5 s of its 20 s; the stop comes after 0.3 s.
+    // Moves first (x in game 1) and thinks for 5 s of its 20 s; the stop
+    // comes after 0.3 s.
     let spec = fake_engine(&dir, "slow", "sleep 5; echo 'bestmove 1:1'");
     let stop = Arc::new(AtomicBool::new(false));
-    let mut config = nim_match("agon", &spec, 2);
+    let mut config = nim_match(&spec, "agon", 2);
     config.time = TimeControl::movetime(20_000);
     config.stop = Some(Arc::clone(&stop));
     let started = Instant::now();
@@ -535,7 +539,7 @@ fn a_stop_abandons_the_game_of_an_engine_still_thinking() {
         std::thread::sleep(Duration::from_millis(300));
         stop.store(true, Ordering::Relaxed);
     });
-    let (report, lines) = play(&config);
+    let (report, lines) = play_all(&config);
     setter.join().expect("the stop is set");
     assert!(
         started.elapsed() < Duration::from_secs(4),
@@ -557,6 +561,72 @@ fn a_stop_abandons_the_game_of_an_engine_still_thinking() {
         lines[0].starts_with("Score of agon#1 vs agon#2: "),
         "{lines:?}"
     );
+}
+
+/// Whether process `pid` still exists.
+#[cfg(unix)]
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_ends_agon_match_with_the_finished_games_and_no_engine_left() {
+    let dir = scratch("sigint");
+    // An engine that notes its process id and thinks for 20 s.
+    let pid_file = dir.join("engine.pid");
+    let spec = fake_engine(
+        &dir,
+        "thinker",
+        &format!("echo $$ > {}; sleep 20", pid_file.display()),
+    );
+    let out = dir.join("games.txt");
+    let child = Command::new(AGON)
+        .args(["match", "--game", "nim", "--p1", &spec, "--p2", "agon"])
+        .args([
+            "--games",
+            "4",
+            "--movetime",
+            "30000",
+            "--no-progress",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("agon runs");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let engine = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the engine never thought");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let started = Instant::now();
+    // SAFETY: sends SIGINT to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().expect("agon ends");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(started.elapsed() < Duration::from_secs(10), "{text}");
+    assert_eq!(output.status.code(), Some(130), "{text}");
+    assert!(
+        text.contains("Match interrupted after 0 games; the games in progress were abandoned"),
+        "{text}"
+    );
+    assert!(text.contains("Score of "), "{text}");
+    let recorded = std::fs::read_to_string(&out).expect("records file");
+    assert!(recorded.lines().all(|l| l.starts_with('#')), "{recorded}");
+    // The thinking engine was killed, not left behind.
+    let gone = Instant::now() + Duration::from_secs(5);
+    while alive(engine) && Instant::now() < gone {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(engine), "engine {engine} still runs");
 }
 
 #[test]

@@ -1022,7 +1022,9 @@ pub fn train<G: Game>(
     let (float, validation) = train_held_out::<G>(samples, config, report)?;
     let network = float.quantise()?;
     if !validation.is_empty() {
-        for line in validation_report(&float, &network, samples, &validation) {
+        let pool = thread_pool(config.threads)?;
+        let lines = pool.install(|| validation_report(&float, &network, samples, &validation));
+        for line in lines {
             report(&line);
         }
     }
@@ -1078,7 +1080,10 @@ fn validation_report(
         let parts: Vec<String> = sums
             .iter()
             .enumerate()
-            .map(|(b, s)| format!("{b}: {:.6} ({} samples)", mean(s.2, s.0), s.0))
+            .map(|(b, s)| match s.0 {
+                0 => format!("{b}: - (0 samples)"),
+                n => format!("{b}: {:.6} ({n} samples)", mean(s.2, n)),
+            })
             .collect();
         lines.push(format!(
             "validation loss by output bucket: {}",

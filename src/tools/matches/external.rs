@@ -12,6 +12,7 @@ use super::spec::{Dialect, ExternalSpec};
 use crate::search::time::GoParams;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -48,6 +49,9 @@ pub struct ExternalEngine {
     handshake_timeout: Duration,
     /// The score of the last `info` line of the last move asked for.
     last_score: Option<EngineScore>,
+    /// The match's stop flag: once set, every wait ends (see
+    /// [`super::interrupt`]).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl ExternalEngine {
@@ -61,7 +65,15 @@ impl ExternalEngine {
             running: None,
             handshake_timeout: HANDSHAKE_TIMEOUT,
             last_score: None,
+            stop: None,
         }
+    }
+
+    /// The engine with the match's stop flag: once it is set, a wait for
+    /// the engine's answer ends and the engine is stopped.
+    pub fn with_stop(mut self, stop: Option<&Arc<AtomicBool>>) -> ExternalEngine {
+        self.stop = stop.cloned();
+        self
     }
 
     /// Sets how long the engine may take to answer `ugi` or `isready`.
@@ -94,15 +106,15 @@ impl ExternalEngine {
     }
 
     /// Asks for a move: `position fen <start> moves …`, then `go …`, and
-    /// waits until `wait` has passed for `bestmove`, or until `abandon` is
-    /// set (then the engine is stopped and restarted on next use).
+    /// waits until `wait` has passed for `bestmove`, or until the match's
+    /// stop flag is set (then the engine is stopped, and started again on
+    /// next use).
     pub fn best_move(
         &mut self,
         start: &str,
         moves: &[String],
         go: &GoParams,
         wait: Duration,
-        abandon: Option<&AtomicBool>,
     ) -> Result<String, Forfeit> {
         let mut position = format!("position fen {start}");
         if !moves.is_empty() {
@@ -113,7 +125,7 @@ impl ExternalEngine {
         self.send(&go_command(go, self.spec.dialect))?;
         let deadline = Instant::now() + wait;
         let mut score = None;
-        let answer = self.wait_for(deadline, abandon, |line| {
+        let answer = self.wait_for(deadline, |line| {
             score = EngineScore::from_info(line).or(score);
             line.starts_with("bestmove")
         });
@@ -163,10 +175,19 @@ impl ExternalEngine {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        // A process group of its own: the terminal's Ctrl+C is the match's
-        // to handle (it stops the engines itself, see `super::interrupt`).
+        // The terminal's Ctrl+C is the match's to handle (it stops the
+        // engines itself, see `super::interrupt`): the engine ignores it.
+        // Every other signal to the process group still reaches it.
         #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        // SAFETY: between fork and exec only `signal`, which is
+        // async-signal-safe, runs; an ignored signal stays ignored across
+        // exec.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                Ok(())
+            });
+        }
         let mut child = command
             .spawn()
             .map_err(|e| Forfeit::Crash(format!("cannot start '{}': {e}", self.spec.program)))?;
@@ -207,7 +228,7 @@ impl ExternalEngine {
         };
         self.send(hello)?;
         let timeout = self.handshake_timeout;
-        self.wait_for(Instant::now() + timeout, None, |line| line.trim() == ok)
+        self.wait_for(Instant::now() + timeout, |line| line.trim() == ok)
             .map_err(|e| handshake_failure(e, ok, timeout))?;
         if self.spec.dialect == Dialect::Ugi {
             self.send(&format!("setoption name Game value {}", self.game))?;
@@ -222,9 +243,7 @@ impl ExternalEngine {
     fn sync(&mut self) -> Result<(), Forfeit> {
         self.send("isready")?;
         let timeout = self.handshake_timeout;
-        let answer = self.wait_for(Instant::now() + timeout, None, |line| {
-            line.trim() == "readyok"
-        });
+        let answer = self.wait_for(Instant::now() + timeout, |line| line.trim() == "readyok");
         if let Err(e) = answer {
             self.kill();
             return Err(handshake_failure(e, "readyok", timeout));
@@ -245,17 +264,17 @@ impl ExternalEngine {
         Ok(())
     }
 
-    /// Waits until `deadline` for a line that is `wanted`, looking at
-    /// `abandon` every [`ABANDON_POLL`].
+    /// Waits until `deadline` for a line that is `wanted`, looking at the
+    /// match's stop flag every [`ABANDON_POLL`].
     fn wait_for(
         &mut self,
         deadline: Instant,
-        abandon: Option<&AtomicBool>,
         mut wanted: impl FnMut(&str) -> bool,
     ) -> Result<String, WaitError> {
+        let stop = self.stop.as_deref();
         let running = self.running.as_mut().ok_or(WaitError::Closed)?;
         loop {
-            if abandon.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+            if stop.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
                 return Err(WaitError::Abandoned);
             }
             let left = deadline.saturating_duration_since(Instant::now());

@@ -4,7 +4,7 @@
 //! the finished games is printed and their records written. A second
 //! interrupt ends the process at once (exit status 130).
 //!
-//! The engines of a match run in their own process group (see
+//! The engines of a match are started with SIGINT ignored (see
 //! [`super::external`]), so the terminal's Ctrl+C reaches only the match,
 //! which then stops them with `quit` like after a normal match.
 

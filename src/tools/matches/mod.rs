@@ -436,7 +436,8 @@ impl<'a, G: Game> MatchRun<'a, G> {
             .map(|_| {
                 let (options, wait) = (&self.config.options, self.config.handshake_timeout);
                 let ready = |spec: &PlayerSpec, name: &str| {
-                    let mut player = make_competitor::<G>(spec, options, wait)?;
+                    let mut player =
+                        make_competitor::<G>(spec, options, wait, self.config.stop.as_ref())?;
                     player
                         .start()
                         .map_err(|why| format!("player {name} cannot play: {why}"))?;
@@ -460,7 +461,12 @@ impl<'a, G: Game> MatchRun<'a, G> {
         if let Some(path) = &self.config.pgn {
             writers.push(RecordWriter::pgn(path, plan)?);
         }
-        let workers = self.workers(plan.len())?;
+        let workers = match self.workers(plan.len()) {
+            Ok(workers) => workers,
+            // Stopped while the engines started: no game was played.
+            Err(_) if self.interrupted() => Vec::new(),
+            Err(error) => return Err(error),
+        };
         let bar = progress_bar(self.config, plan.len());
         let mut tally = Tally::new(self.config.sprt, plan.len());
         let next = AtomicUsize::new(0);

@@ -57,8 +57,6 @@ pub struct MoveRequest<'a, G: Game> {
     pub go: GoParams,
     /// How long to wait for an answer before declaring a timeout.
     pub wait: Duration,
-    /// Set when the match stops: an external engine's wait ends early.
-    pub abandon: Option<&'a AtomicBool>,
 }
 
 /// A match participant.
@@ -84,21 +82,28 @@ pub trait Competitor<G: Game>: Send {
 }
 
 /// Creates the player described by `spec` for game `G`. External engines
-/// are started by [`Competitor::start`], not here.
+/// are started by [`Competitor::start`], not here. When `stop` is set (the
+/// match was interrupted) the player gives up what it is doing: a
+/// built-in search returns at once, an external engine's wait for an
+/// answer ends.
 pub fn make_competitor<G: Game>(
     spec: &PlayerSpec,
     options: &[(String, String)],
     handshake_timeout: Duration,
+    stop: Option<&Arc<AtomicBool>>,
 ) -> Result<Box<dyn Competitor<G>>, String> {
     match &spec.kind {
-        PlayerKind::Builtin(builtin) => Ok(Box::new(Builtin::<G>::new(builtin.clone())?)),
+        PlayerKind::Builtin(builtin) => Ok(Box::new(
+            Builtin::<G>::new(builtin.clone())?.with_stop(stop),
+        )),
         PlayerKind::External(external) => {
             // The game's options first (UGI engines learn the game from
             // them), then this engine's own.
             let all: Vec<_> = options.iter().chain(&external.options).cloned().collect();
             Ok(Box::new(
                 ExternalEngine::new(external.clone(), G::NAME, &all)
-                    .with_handshake_timeout(handshake_timeout),
+                    .with_handshake_timeout(handshake_timeout)
+                    .with_stop(stop),
             ))
         }
     }
@@ -114,13 +119,7 @@ impl<G: Game> Competitor<G> for ExternalEngine {
     }
 
     fn choose(&mut self, request: &MoveRequest<'_, G>) -> Result<String, Forfeit> {
-        self.best_move(
-            request.start,
-            request.moves,
-            &request.go,
-            request.wait,
-            request.abandon,
-        )
+        self.best_move(request.start, request.moves, &request.go, request.wait)
     }
 
     fn last_score(&self) -> Option<EngineScore> {
@@ -139,6 +138,8 @@ pub struct Builtin<G: Game> {
     rng: Xoshiro256PlusPlus,
     /// The search's score for the last move chosen.
     last_score: Option<EngineScore>,
+    /// The match's stop flag, which ends a search at once.
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl<G: Game> Builtin<G> {
@@ -149,7 +150,15 @@ impl<G: Game> Builtin<G> {
             searchers: Searchers::default(),
             rng: Xoshiro256PlusPlus::seed_from_u64(0),
             last_score: None,
+            stop: None,
         })
+    }
+
+    /// The player with the match's stop flag as its searches' stop signal
+    /// (searches only read it).
+    pub fn with_stop(mut self, stop: Option<&Arc<AtomicBool>>) -> Builtin<G> {
+        self.stop = stop.cloned();
+        self
     }
 
     fn random_move(&mut self, state: &GameState<G>) -> Option<G::Move> {
@@ -195,7 +204,7 @@ impl<G: Game> Builtin<G> {
     fn engine_move(&mut self, request: &MoveRequest<'_, G>) -> Result<Option<G::Move>, String> {
         let view = self.view(request.state);
         let state = &view;
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = self.stop.clone().unwrap_or_default();
         let turn = TurnShape::of(&state.position);
         let mut limits: Limits = request.go.limits(turn, BUILTIN_OVERHEAD_MS, stop);
         limits.depth = self.spec.depth;

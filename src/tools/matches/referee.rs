@@ -131,7 +131,14 @@ pub fn play_game<G: Game>(
             TimeControl::MoveTime { .. } => [0; 2],
         },
     };
+    let abandoned = || {
+        setup
+            .abandon
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    };
     let (outcome, reason) = match start_both(setup, &mut players) {
+        // A start cut short by the stop costs neither side anything.
+        Err(_) if abandoned() => return None,
         Err(ended) => ended,
         Ok(()) => run(setup, &mut players, &mut table)?,
     };
@@ -238,7 +245,6 @@ fn one_move<G: Game>(
         moves: &table.moves,
         go,
         wait,
-        abandon: setup.abandon,
     };
     let started = Instant::now();
     let text = player.choose(&request)?;
