@@ -228,11 +228,13 @@ pub struct MatchReport {
 
 impl MatchReport {
     /// The closing lines: score, Elo and (with an SPRT) its state.
+    /// Without a game (a match stopped before its first) only the score.
     pub fn summary_lines(&self) -> Vec<String> {
-        let mut lines = vec![
-            score_line(&self.names[0], &self.names[1], &self.score),
-            elo_line(&self.score),
-        ];
+        let mut lines = vec![score_line(&self.names[0], &self.names[1], &self.score)];
+        if self.score.games() == 0 {
+            return lines;
+        }
+        lines.push(elo_line(&self.score));
         lines.extend(self.pairs.line());
         if let Some(sprt) = &self.sprt {
             lines.push(sprt.line());

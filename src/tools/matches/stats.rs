@@ -37,8 +37,11 @@ impl Score {
         self.wins + self.losses + self.draws
     }
 
-    /// Mean score per game, 0 to 1 (NaN with no game).
+    /// Mean score per game, 0 to 1 (one half with no game).
     pub fn mean(&self) -> f64 {
+        if self.games() == 0 {
+            return 0.5; // no game, no lead (a match stopped before its first)
+        }
         (f64::from(self.wins) + f64::from(self.draws) / 2.0) / f64::from(self.games())
     }
 
