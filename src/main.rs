@@ -611,9 +611,10 @@ fn run_match(args: &MatchArgs) -> Result<Ended, String> {
     let mut config = match_config(args)?;
     config.stop = Some(matches::interrupt::install());
     let report = matches::run_match(&config, &mut std::io::stdout().lock())?;
-    Ok(match report.interrupted {
-        true => Ended::Interrupted,
-        false => Ended::Complete,
+    Ok(if report.interrupted {
+        Ended::Interrupted
+    } else {
+        Ended::Complete
     })
 }
 

@@ -186,6 +186,11 @@ impl Network {
         self.hidden
     }
 
+    /// Evaluation units per unit of the output before the sigmoid.
+    pub fn scale(&self) -> i32 {
+        self.scale
+    }
+
     /// Number of output buckets.
     pub fn buckets(&self) -> usize {
         self.buckets

@@ -1019,11 +1019,12 @@ pub fn train<G: Game>(
     config: &TrainConfig,
     report: &mut dyn FnMut(&str),
 ) -> Result<Network, String> {
-    let (float, validation) = train_held_out::<G>(samples, config, report)?;
-    let network = float.quantise()?;
-    if !validation.is_empty() {
-        let pool = thread_pool(config.threads)?;
-        let lines = pool.install(|| validation_report(&float, &network, samples, &validation));
+    let trained = train_held_out::<G>(samples, config, report)?;
+    let network = trained.network.quantise()?;
+    if let Some(float_loss) = trained.validation_loss {
+        let lines = trained
+            .pool
+            .install(|| validation_report(&network, float_loss, samples, &trained.validation));
         for line in lines {
             report(&line);
         }
@@ -1032,57 +1033,50 @@ pub fn train<G: Game>(
 }
 
 /// What the validation samples say of the written network: its loss after
-/// quantisation beside the float one's (what rounding the weights cost),
-/// and with several output buckets each bucket's loss (which stage of the
-/// game the network judges worst).
+/// quantisation beside the float one's (`float_loss`, the last epoch's:
+/// what rounding the weights cost), and with several output buckets each
+/// bucket's loss (which stage of the game the network judges worst).
 fn validation_report(
-    float: &FloatNetwork,
     network: &Network,
+    float_loss: f64,
     samples: &Samples,
     validation: &[u32],
 ) -> Vec<String> {
     let buckets = network.buckets();
-    // Per bucket: samples, float squared error, quantised squared error;
-    // fixed chunks added in order, so the figures do not depend on threads.
-    type Sums = Vec<(usize, f64, f64)>;
-    let chunk_sums = |chunk: &[u32]| -> Sums {
-        let mut sums = vec![(0usize, 0.0f64, 0.0f64); buckets];
+    let scale = network.scale() as f32;
+    // Per bucket: samples and squared error; fixed chunks added in order,
+    // so the figures do not depend on threads.
+    let chunk_sums = |chunk: &[u32]| -> Vec<(usize, f64)> {
+        let mut sums = vec![(0usize, 0.0f64); buckets];
         for &index in chunk {
             let sample = samples.get(index as usize);
             let bucket = sample.bucket.min(buckets - 1);
-            let float_error = sigmoid(float.raw_output(sample.inputs, bucket)) - sample.target;
-            let quantised = network.evaluate(sample.inputs, bucket) as f32 / float.scale;
-            let quantised_error = sigmoid(quantised) - sample.target;
-            let sum = &mut sums[bucket];
-            sum.0 += 1;
-            sum.1 += f64::from(float_error * float_error);
-            sum.2 += f64::from(quantised_error * quantised_error);
+            let output = network.evaluate(sample.inputs, bucket) as f32 / scale;
+            let error = sigmoid(output) - sample.target;
+            sums[bucket].0 += 1;
+            sums[bucket].1 += f64::from(error * error);
         }
         sums
     };
-    let parts: Vec<Sums> = validation.par_chunks(LOSS_CHUNK).map(chunk_sums).collect();
-    let mut sums = vec![(0usize, 0.0f64, 0.0f64); buckets];
+    let parts: Vec<_> = validation.par_chunks(LOSS_CHUNK).map(chunk_sums).collect();
+    let mut sums = vec![(0usize, 0.0f64); buckets];
     for part in parts {
         for (sum, add) in sums.iter_mut().zip(part) {
-            *sum = (sum.0 + add.0, sum.1 + add.1, sum.2 + add.2);
+            *sum = (sum.0 + add.0, sum.1 + add.1);
         }
     }
-    let total = sums
-        .iter()
-        .fold((0, 0.0, 0.0), |t, s| (t.0 + s.0, t.1 + s.1, t.2 + s.2));
-    let mean = |sum: f64, n: usize| sum / n.max(1) as f64;
+    let (count, total) = sums.iter().fold((0, 0.0), |t, s| (t.0 + s.0, t.1 + s.1));
     let mut lines = vec![format!(
-        "quantised network: validation loss {:.6} (float {:.6})",
-        mean(total.2, total.0),
-        mean(total.1, total.0)
+        "quantised network: validation loss {:.6} (float {float_loss:.6})",
+        total / count.max(1) as f64
     )];
     if buckets > 1 {
         let parts: Vec<String> = sums
             .iter()
             .enumerate()
-            .map(|(b, s)| match s.0 {
+            .map(|(b, &(n, sum))| match n {
                 0 => format!("{b}: - (0 samples)"),
-                n => format!("{b}: {:.6} ({n} samples)", mean(s.2, n)),
+                n => format!("{b}: {:.6} ({n} samples)", sum / n as f64),
             })
             .collect();
         lines.push(format!(
@@ -1137,15 +1131,26 @@ pub fn train_float<G: Game>(
     config: &TrainConfig,
     report: &mut dyn FnMut(&str),
 ) -> Result<FloatNetwork, String> {
-    train_held_out::<G>(samples, config, report).map(|(network, _)| network)
+    train_held_out::<G>(samples, config, report).map(|trained| trained.network)
 }
 
-/// [`train_float`], also returning the validation sample numbers.
+/// What [`train_held_out`] leaves for the report after training.
+struct Trained {
+    network: FloatNetwork,
+    /// The validation sample numbers.
+    validation: Vec<u32>,
+    /// The last epoch's validation loss (none without validation samples).
+    validation_loss: Option<f64>,
+    /// The pool of `--threads` the training ran in.
+    pool: rayon::ThreadPool,
+}
+
+/// [`train_float`], also returning what the validation report needs.
 fn train_held_out<G: Game>(
     samples: &Samples,
     config: &TrainConfig,
     report: &mut dyn FnMut(&str),
-) -> Result<(FloatNetwork, Vec<u32>), String> {
+) -> Result<Trained, String> {
     config.check()?;
     let inputs = G::network_inputs().ok_or(format!("{} has no network inputs", G::NAME))?;
     if samples.is_empty() {
@@ -1155,12 +1160,19 @@ fn train_held_out<G: Game>(
     let pool = thread_pool(config.threads)?;
     let threads = pool.current_num_threads();
     let mut trainer = Trainer::new(G::NAME, inputs, samples, config, threads)?;
+    let mut validation_loss = None;
     for epoch in 0..config.epochs {
         // The epoch runs in the pool; the report (not `Send`) outside it.
         let line = pool.install(|| trainer.epoch(epoch));
         report(&line.to_string());
+        validation_loss = line.validation_loss;
     }
-    Ok((trainer.network, trainer.validation))
+    Ok(Trained {
+        network: trainer.network,
+        validation: trainer.validation,
+        validation_loss,
+        pool,
+    })
 }
 
 /// Splits the sample numbers into training and validation: a random share

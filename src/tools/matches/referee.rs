@@ -42,6 +42,14 @@ pub struct GameSetup<'a, G: Game> {
     pub abandon: Option<&'a AtomicBool>,
 }
 
+impl<G: Game> GameSetup<'_, G> {
+    /// Whether the game is to be abandoned ([`GameSetup::abandon`] set).
+    fn abandoned(&self) -> bool {
+        self.abandon
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+}
+
 /// One game's hidden information as dealt by the referee.
 pub struct Dealt<G: Game> {
     /// The start position under the referee's options (knowing every
@@ -131,14 +139,9 @@ pub fn play_game<G: Game>(
             TimeControl::MoveTime { .. } => [0; 2],
         },
     };
-    let abandoned = || {
-        setup
-            .abandon
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
-    };
     let (outcome, reason) = match start_both(setup, &mut players) {
         // A start cut short by the stop costs neither side anything.
-        Err(_) if abandoned() => return None,
+        Err(_) if setup.abandoned() => return None,
         Err(ended) => ended,
         Ok(()) => run(setup, &mut players, &mut table)?,
     };
@@ -188,11 +191,6 @@ fn run<G: Game>(
     table: &mut Table<G>,
 ) -> Option<(Outcome, String)> {
     let mut adjudicator = Adjudicator::new(setup.adjudication);
-    let abandoned = || {
-        setup
-            .abandon
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
-    };
     loop {
         if let Some(outcome) = table.state.position.outcome() {
             return Some((outcome, REASON_RULES.to_owned()));
@@ -200,7 +198,7 @@ fn run<G: Game>(
         if let Some(outcome) = table.state.outcome() {
             return Some((outcome, REASON_REPETITION.to_owned()));
         }
-        if abandoned() {
+        if setup.abandoned() {
             return None;
         }
         if let Some(limit) = setup.max_plies
@@ -220,7 +218,7 @@ fn run<G: Game>(
         let player = &mut *players[side.index()];
         if let Err(why) = one_move(setup, player, table, side) {
             // A move cut short by the stop costs the side nothing.
-            return (!abandoned()).then(|| forfeit(side, &why));
+            return (!setup.abandoned()).then(|| forfeit(side, &why));
         }
         // A game the move ended is the rules' to score.
         if table.state.outcome().is_none()
