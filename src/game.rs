@@ -529,6 +529,18 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         0
     }
 
+    /// Where each network input goes in each image of
+    /// [`Game::symmetric_images`] (in their order): `maps[k][i]` is the
+    /// input that input `i` of a position becomes in its `k`-th image, so
+    /// that an image's active inputs are the position's mapped, and every
+    /// image falls in the position's output bucket. With it `agon train`
+    /// keeps one image per record and makes the others as it reads them
+    /// (an eighth of the memory for a square board). `None`, the default:
+    /// the trainer computes and keeps every image.
+    fn image_input_maps() -> Option<Vec<Vec<u16>>> {
+        None
+    }
+
     /// What the evaluation adds for hidden information the position only
     /// knows in expectation (CTOR's secret squares under `HiddenInfo
     /// expect`), so that a learned evaluation, which does not see it, gets

@@ -102,7 +102,7 @@ fn trained() -> &'static (FloatNetwork, Vec<String>) {
 
 /// Mean squared error of always predicting the mean target.
 fn mean_prediction_loss(samples: &Samples) -> f64 {
-    let targets: Vec<f64> = samples.iter().map(|s| f64::from(s.target)).collect();
+    let targets: Vec<f64> = samples.to_vec().iter().map(|s| f64::from(s.2)).collect();
     let mean = targets.iter().sum::<f64>() / targets.len() as f64;
     targets.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / targets.len() as f64
 }
@@ -254,6 +254,52 @@ fn integer_inference_matches_the_file_weights() {
     assert!(worst < 1.03, "worst {worst}");
 }
 
+/// Ataxx's image maps are permutations of the inputs that send each
+/// position's active inputs to exactly its images' (positions of random
+/// games, with and without blocked squares), and an image keeps its
+/// bucket: the trainer relies on both to store one image per record.
+#[test]
+fn ataxx_image_maps_make_every_images_inputs() {
+    let maps = Ataxx::image_input_maps().expect("Ataxx maps its inputs");
+    let inputs = Ataxx::network_inputs().expect("Ataxx has a network");
+    assert_eq!(maps.len(), 8);
+    for map in &maps {
+        let mut seen = vec![false; inputs];
+        for &to in map {
+            seen[usize::from(to)] = true;
+        }
+        assert!(seen.iter().all(|&s| s), "a map is not a permutation");
+    }
+    let options = <Ataxx as Game>::Options::default();
+    let blocked = Ataxx::from_fen("x5o/1-3-1/7/2-1-2/7/1-3-1/o5x x 0 1", &options).unwrap();
+    let mut positions = random_positions(2000, 12);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+    let mut moves = Vec::new();
+    let mut position = blocked.clone();
+    for _ in 0..1000 {
+        position.generate_moves(&mut moves);
+        if moves.is_empty() {
+            position = blocked.clone();
+            continue;
+        }
+        position.play(moves[rng.random_range(0..moves.len())]);
+        positions.push(position.clone());
+    }
+    for position in &positions {
+        let mut first = Vec::new();
+        position.active_inputs(&mut first);
+        for (image, map) in position.symmetric_images().iter().zip(&maps) {
+            let mut made: Vec<u16> = first.iter().map(|&i| map[usize::from(i)]).collect();
+            let mut real = Vec::new();
+            image.active_inputs(&mut real);
+            made.sort_unstable();
+            real.sort_unstable();
+            assert_eq!(made, real, "{}", position.fen());
+            assert_eq!(image.network_bucket(8), position.network_bucket(8));
+        }
+    }
+}
+
 /// With symmetries each record gives its position's eight images, with
 /// the record's target, and the validation split keeps them together.
 #[test]
@@ -267,15 +313,23 @@ fn symmetric_images_are_samples_of_one_record() {
     let samples = material_samples(&positions, &config);
     assert_eq!((plain.records(), plain.len()), (200, 200));
     assert_eq!((samples.records(), samples.len()), (200, 1600));
+    // Ataxx keeps one image per record and maps its inputs to the others:
+    // every sample must still be its image's inputs (in any order), with
+    // the record's target and its bucket.
+    let (all, plain) = (samples.to_vec(), plain.to_vec());
     for (record, position) in positions.iter().enumerate() {
         let range = samples.samples_of_record(record);
         assert_eq!(range.len(), 8);
-        assert_eq!(samples.get(range.start), plain.get(record));
+        assert_eq!(all[range.start], plain[record]);
         for (sample, image) in range.zip(position.symmetric_images()) {
             let mut active = Vec::new();
             image.active_inputs(&mut active);
-            assert_eq!(samples.get(sample).inputs, &active[..]);
-            assert_eq!(samples.get(sample).target, plain.get(record).target);
+            active.sort_unstable();
+            let mut made = all[sample].0.clone();
+            made.sort_unstable();
+            assert_eq!(made, active);
+            assert_eq!(all[sample].1, plain[record].1);
+            assert_eq!(all[sample].2, plain[record].2);
         }
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);

@@ -174,6 +174,43 @@ const BLOCKER_INPUTS: usize = WINDOWS * WINDOW_STATES;
 const NETWORK_INPUTS: usize = BLOCKER_INPUTS + SQUARES;
 /// The network shipped for Ataxx (how it was made: `networks/README.md`).
 static ATAXX_NETWORK: &[u8] = include_bytes!("../../networks/ataxx.net");
+/// Where each network input goes under symmetry number `symmetry` of
+/// [`SYMMETRIES`] (see [`Game::image_input_maps`]).
+fn image_input_map(symmetry: usize) -> Vec<u16> {
+    let image = |file: usize, rank: usize| {
+        let sq = SYMMETRIES[symmetry][rank * SIZE + file] as usize;
+        (sq % SIZE, sq / SIZE)
+    };
+    let mut map = vec![0u16; NETWORK_INPUTS];
+    for rank in 0..WINDOW_SIDE {
+        for file in 0..WINDOW_SIDE {
+            // The window's squares by digit weight (1, 3, 9, 27): lower
+            // row left to right, then the upper row.
+            let cells =
+                [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(df, dr)| image(file + df, rank + dr));
+            let low_file = cells.iter().map(|c| c.0).min().unwrap_or(0);
+            let low_rank = cells.iter().map(|c| c.1).min().unwrap_or(0);
+            let weight =
+                |(f, r): (usize, usize)| [1, 3, 9, 27][(f - low_file) + 2 * (r - low_rank)];
+            let target = (low_rank * WINDOW_SIDE + low_file) * WINDOW_STATES;
+            let window = (rank * WINDOW_SIDE + file) * WINDOW_STATES;
+            for state in 0..WINDOW_STATES {
+                let mut digits = state;
+                let mut mapped = 0;
+                for &cell in &cells {
+                    mapped += (digits % 3) * weight(cell);
+                    digits /= 3;
+                }
+                map[window + state] = (target + mapped) as u16;
+            }
+        }
+    }
+    for sq in 0..SQUARES {
+        map[BLOCKER_INPUTS + sq] = (BLOCKER_INPUTS + SYMMETRIES[symmetry][sq] as usize) as u16;
+    }
+    map
+}
+
 /// A row's seven squares spread one per byte: byte `f` of `SPREAD[bits]`
 /// is bit `f` of `bits`.
 static SPREAD: [u64; 128] = {
@@ -967,6 +1004,13 @@ impl Game for Ataxx {
     fn network_bucket(&self, buckets: usize) -> usize {
         let filled = SQUARES - self.empty().count_ones() as usize;
         (filled * buckets / (SQUARES + 1)).min(buckets.saturating_sub(1))
+    }
+
+    /// A window goes to the window of its four squares' images, its state
+    /// digits to where those squares land in it; a blocked square to its
+    /// image.
+    fn image_input_maps() -> Option<Vec<Vec<u16>>> {
+        Some((0..SYMMETRIES.len()).map(image_input_map).collect())
     }
 
     fn embedded_network() -> Option<&'static [u8]> {

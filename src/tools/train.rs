@@ -28,6 +28,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Largest absolute value of a first-layer weight, hidden bias or output
@@ -183,6 +184,10 @@ pub struct Sample<'a> {
 /// adjacent), so that the validation split can keep a record's images
 /// together: an image held out while its twin is trained on would make the
 /// validation loss look better than the network generalises.
+///
+/// With image maps ([`Game::image_input_maps`]) only each record's first
+/// image is stored and sample `s` is image `s % n` of stored sample
+/// `s / n` (`n` maps), its inputs mapped when read ([`Samples::get`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Samples {
     /// Every sample's inputs, one after another.
@@ -193,8 +198,11 @@ pub struct Samples {
     targets: Vec<f32>,
     /// Each sample's output bucket.
     buckets: Vec<u8>,
-    /// Where each record's samples start, plus the end of the last one.
+    /// Where each record's stored samples start, plus the end of the last
+    /// one.
     records: Vec<usize>,
+    /// The image maps when only first images are stored.
+    maps: Option<Arc<Vec<Vec<u16>>>>,
 }
 
 impl Default for Samples {
@@ -212,14 +220,35 @@ impl Samples {
             targets: Vec::new(),
             buckets: Vec::new(),
             records: vec![0],
+            maps: None,
         }
+    }
+
+    /// No samples; each record pushed will be its position's first image
+    /// alone, and `maps` make the others (see [`Game::image_input_maps`]).
+    pub fn with_image_maps(maps: Vec<Vec<u16>>) -> Samples {
+        Samples {
+            maps: Some(Arc::new(maps)),
+            ..Samples::new()
+        }
+    }
+
+    /// Samples per stored sample: the number of image maps, else 1.
+    fn images(&self) -> usize {
+        self.maps.as_ref().map_or(1, |maps| maps.len().max(1))
     }
 
     /// Room for `samples` samples of `inputs` inputs in total, or an error
     /// when the memory cannot be had (a large data file with eight images
     /// per record can ask for gigabytes).
     pub fn try_with_capacity(samples: usize, inputs: usize) -> Result<Samples, String> {
-        let mut all = Samples::new();
+        Samples::new().try_reserve(samples, inputs)
+    }
+
+    /// These (empty) samples with room for `samples` stored samples of
+    /// `inputs` stored inputs in total, or an error.
+    fn try_reserve(self, samples: usize, inputs: usize) -> Result<Samples, String> {
+        let mut all = self;
         let too_big = |_| {
             format!("not enough memory for {samples} training samples ({inputs} inputs in all)")
         };
@@ -268,8 +297,9 @@ impl Samples {
         self.records.push(0);
     }
 
-    /// Adds every sample of `other`, in order.
+    /// Adds every sample of `other` (stored the same way), in order.
     pub fn append(&mut self, other: &Samples) {
+        debug_assert_eq!(self.maps, other.maps);
         let base = self.inputs.len();
         self.inputs.extend_from_slice(&other.inputs);
         self.starts
@@ -283,7 +313,7 @@ impl Samples {
 
     /// Number of samples.
     pub fn len(&self) -> usize {
-        self.targets.len()
+        self.targets.len() * self.images()
     }
 
     /// Number of records (each one sample, or one per image of its
@@ -294,7 +324,8 @@ impl Samples {
 
     /// The sample numbers of record `record` (panics when out of range).
     pub fn samples_of_record(&self, record: usize) -> std::ops::Range<usize> {
-        self.records[record]..self.records[record + 1]
+        let n = self.images();
+        self.records[record] * n..self.records[record + 1] * n
     }
 
     /// Whether there are no samples.
@@ -304,11 +335,28 @@ impl Samples {
 
     /// Number of inputs of all samples together.
     pub fn total_inputs(&self) -> usize {
-        self.inputs.len()
+        self.inputs.len() * self.images()
     }
 
-    /// Sample `index` (panics when out of range, like slice indexing).
-    pub fn get(&self, index: usize) -> Sample<'_> {
+    /// Sample `index` (panics when out of range, like slice indexing); an
+    /// image made by a map has its inputs written to `scratch`.
+    pub fn get<'a>(&'a self, index: usize, scratch: &'a mut Vec<u16>) -> Sample<'a> {
+        let Some(maps) = &self.maps else {
+            return self.stored(index);
+        };
+        let n = maps.len();
+        let stored = self.stored(index / n);
+        let map = &maps[index % n];
+        scratch.clear();
+        scratch.extend(stored.inputs.iter().map(|&i| map[usize::from(i)]));
+        Sample {
+            inputs: scratch,
+            ..stored
+        }
+    }
+
+    /// Stored sample `index`: with image maps, record `index`'s first image.
+    fn stored(&self, index: usize) -> Sample<'_> {
         Sample {
             inputs: &self.inputs[self.starts[index]..self.starts[index + 1]],
             bucket: usize::from(self.buckets[index]),
@@ -316,9 +364,21 @@ impl Samples {
         }
     }
 
-    /// The samples in order.
-    pub fn iter(&self) -> impl Iterator<Item = Sample<'_>> + '_ {
-        (0..self.len()).map(|index| self.get(index))
+    /// The stored samples in order (with image maps, the first images).
+    fn stored_samples(&self) -> impl Iterator<Item = Sample<'_>> + '_ {
+        (0..self.targets.len()).map(|index| self.stored(index))
+    }
+
+    /// Every sample in order, each with its own inputs (a test's view:
+    /// training reads samples by number with [`Samples::get`]).
+    pub fn to_vec(&self) -> Vec<(Vec<u16>, usize, f32)> {
+        let mut scratch = Vec::new();
+        (0..self.len())
+            .map(|index| {
+                let sample = self.get(index, &mut scratch);
+                (sample.inputs.to_vec(), sample.bucket, sample.target)
+            })
+            .collect()
     }
 
     /// Whether every input is below `inputs`, every bucket below
@@ -327,7 +387,15 @@ impl Samples {
     /// random initial weights and misjudge every position of its stage).
     fn check(&self, inputs: usize, buckets: usize) -> Result<(), String> {
         let mut seen = 0u32;
-        for (index, sample) in self.iter().enumerate() {
+        if let Some(maps) = &self.maps {
+            if maps.iter().any(|map| map.len() != inputs) {
+                return Err(format!("an image map does not cover the {inputs} inputs"));
+            }
+            if let Some(bad) = maps.iter().flatten().find(|&&i| usize::from(i) >= inputs) {
+                return Err(format!("image map: input {bad} is not below {inputs}"));
+            }
+        }
+        for (index, sample) in self.stored_samples().enumerate() {
             if let Some(&bad) = sample.inputs.iter().find(|&&i| usize::from(i) >= inputs) {
                 return Err(format!("sample {index}: input {bad} is not below {inputs}"));
             }
@@ -363,11 +431,20 @@ impl Samples {
 pub fn samples<G: Game>(records: &[Record], config: &TrainConfig) -> Result<Samples, String> {
     config.check()?;
     let pool = thread_pool(config.threads)?;
+    // Where the game maps inputs to images, each record keeps its first
+    // image only: an eighth of the memory on a square board.
+    let empty = match G::image_input_maps().filter(|_| config.symmetries) {
+        Some(maps) => {
+            check_image_maps::<G>(records, &maps)?;
+            Samples::with_image_maps(maps)
+        }
+        None => Samples::new(),
+    };
     let parts: Vec<Result<Samples, String>> = pool.install(|| {
         records
             .par_chunks(PARSE_CHUNK)
             .enumerate()
-            .map(|(chunk, part)| samples_of::<G>(part, chunk * PARSE_CHUNK, config))
+            .map(|(chunk, part)| samples_of::<G>(part, chunk * PARSE_CHUNK, config, empty.clone()))
             .collect()
     });
     // In order, so that the first bad record is the one reported.
@@ -375,28 +452,31 @@ pub fn samples<G: Game>(records: &[Record], config: &TrainConfig) -> Result<Samp
     for part in parts {
         parts_ok.push(part?);
     }
-    let total_samples = parts_ok.iter().map(Samples::len).sum();
-    let total_inputs = parts_ok.iter().map(Samples::total_inputs).sum();
-    let mut all = Samples::try_with_capacity(total_samples, total_inputs)?;
-    for part in &parts_ok {
-        all.append(part);
+    let total_samples = parts_ok.iter().map(|p| p.targets.len()).sum();
+    let total_inputs = parts_ok.iter().map(|p| p.inputs.len()).sum();
+    let mut all = empty.try_reserve(total_samples, total_inputs)?;
+    // Each part is freed once copied, so the samples are in memory about
+    // once, not twice (the whole set can be most of the machine's memory).
+    for part in parts_ok.drain(..) {
+        all.append(&part);
     }
     Ok(all)
 }
 
 /// The samples of `records`, the first of which is record number `first`.
+/// `out` is empty, and with image maps only first images are made.
 fn samples_of<G: Game>(
     records: &[Record],
     first: usize,
     config: &TrainConfig,
+    mut out: Samples,
 ) -> Result<Samples, String> {
     let options = G::Options::default();
-    let mut out = Samples::new();
     let mut images: Vec<Vec<u16>> = Vec::new();
     for (offset, record) in records.iter().enumerate() {
         let position = G::from_fen(&record.fen, &options)
             .map_err(|e| format!("record {}: '{}': {e}", first + offset, record.fen))?;
-        let positions = if config.symmetries {
+        let positions = if config.symmetries && out.maps.is_none() {
             position.symmetric_images()
         } else {
             vec![position]
@@ -411,6 +491,40 @@ fn samples_of<G: Game>(
         out.push_record(images, target(record, config));
     }
     Ok(out)
+}
+
+/// Whether `maps` make the images of the first record that parses as
+/// [`Game::symmetric_images`] does (same inputs, same bucket): a game whose
+/// maps went wrong would train on wrong samples without a sign.
+fn check_image_maps<G: Game>(records: &[Record], maps: &[Vec<u16>]) -> Result<(), String> {
+    let options = G::Options::default();
+    let Some(position) = records
+        .iter()
+        .find_map(|r| G::from_fen(&r.fen, &options).ok())
+    else {
+        return Ok(());
+    };
+    let images = position.symmetric_images();
+    let mut first = Vec::new();
+    position.active_inputs(&mut first);
+    let agree = images.len() == maps.len()
+        && images.iter().zip(maps).all(|(image, map)| {
+            let mut made: Vec<u16> = first.iter().map(|&i| map[usize::from(i)]).collect();
+            let mut real = Vec::new();
+            image.active_inputs(&mut real);
+            made.sort_unstable();
+            real.sort_unstable();
+            made == real
+                && (1..=MAX_BUCKETS).all(|b| image.network_bucket(b) == position.network_bucket(b))
+        });
+    if agree {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: the image maps disagree with the symmetric images",
+            G::NAME
+        ))
+    }
 }
 
 /// A thread pool of `threads` workers (0: one per core).
@@ -540,10 +654,11 @@ impl FloatNetwork {
         let sums: Vec<f64> = indices
             .par_chunks(LOSS_CHUNK)
             .map(|chunk| {
+                let mut scratch = Vec::new();
                 chunk
                     .iter()
                     .map(|&index| {
-                        let sample = samples.get(index as usize);
+                        let sample = samples.get(index as usize, &mut scratch);
                         let bucket = sample.bucket.min(self.buckets - 1);
                         let output = self.raw_output(sample.inputs, bucket);
                         let error = sigmoid(output) - sample.target;
@@ -695,6 +810,8 @@ struct Gradient {
     acc_gradient: Vec<f32>,
     /// Scratch: the samples of the current part, copied together.
     gathered: Samples,
+    /// Scratch: the inputs of a sample made by an image map.
+    scratch: Vec<u16>,
 }
 
 impl Gradient {
@@ -710,6 +827,7 @@ impl Gradient {
             acc: vec![0.0; hidden],
             acc_gradient: vec![0.0; hidden],
             gathered: Samples::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -761,12 +879,14 @@ impl Gradient {
         // gradient work, the processor can wait for many misses at once.
         let mut gathered = std::mem::take(&mut self.gathered);
         gathered.clear();
+        let mut scratch = std::mem::take(&mut self.scratch);
         for &index in part {
-            let sample = samples.get(index as usize);
+            let sample = samples.get(index as usize, &mut scratch);
             gathered.push_sample(sample.inputs, sample.bucket, sample.target);
         }
+        self.scratch = scratch;
         let mut loss = 0.0f64;
-        for sample in gathered.iter() {
+        for sample in gathered.stored_samples() {
             loss += self.add_sample(network, sample, weight);
         }
         self.gathered = gathered;
@@ -1048,8 +1168,9 @@ fn validation_report(
     // so the figures do not depend on threads.
     let chunk_sums = |chunk: &[u32]| -> Vec<(usize, f64)> {
         let mut sums = vec![(0usize, 0.0f64); buckets];
+        let mut scratch = Vec::new();
         for &index in chunk {
-            let sample = samples.get(index as usize);
+            let sample = samples.get(index as usize, &mut scratch);
             let bucket = sample.bucket.min(buckets - 1);
             let output = network.evaluate(sample.inputs, bucket) as f32 / scale;
             let error = sigmoid(output) - sample.target;
