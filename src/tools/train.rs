@@ -226,7 +226,7 @@ impl Samples {
 
     /// No samples; each record pushed will be its position's first image
     /// alone, and `maps` make the others (see [`Game::image_input_maps`]).
-    pub fn with_image_maps(maps: Vec<Vec<u16>>) -> Samples {
+    fn with_image_maps(maps: Vec<Vec<u16>>) -> Samples {
         Samples {
             maps: Some(Arc::new(maps)),
             ..Samples::new()
@@ -235,7 +235,7 @@ impl Samples {
 
     /// Samples per stored sample: the number of image maps, else 1.
     fn images(&self) -> usize {
-        self.maps.as_ref().map_or(1, |maps| maps.len().max(1))
+        self.maps.as_ref().map_or(1, |maps| maps.len())
     }
 
     /// Room for `samples` samples of `inputs` inputs in total, or an error
