@@ -696,3 +696,42 @@ fn symmetric_images_are_the_rotations_and_reflections() {
     play(&mut rectangle, "a1b1 a1a2");
     assert_eq!(rectangle.symmetric_images().len(), 4);
 }
+
+/// The symmetric keys a search updates line by line are those computed from
+/// scratch, and their minimum is the canonical key by its definition: the
+/// least image under the board's symmetries with the corner rule applied.
+#[test]
+fn symmetric_keys_follow_the_lines_drawn() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(23);
+    let mut checked = 0;
+    for size in ["4x4", "3x4", "2x5", "1x3", "5x5"] {
+        for _ in 0..30 {
+            let start = pos(&format!("{size} {} 0 0 x", "0".repeat(pos_lines(size))));
+            let geo = start.geometry();
+            let mut lines = 0u64;
+            let mut keys = geo.keys(0);
+            let mut order: Vec<usize> = (0..geo.lines).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rand::RngExt::random_range(&mut rng, 0..=i));
+            }
+            for line in order {
+                keys = geo.keys_with(&keys, lines, line);
+                lines |= 1 << line;
+                assert_eq!(keys, geo.keys(lines), "{size} {lines:b}");
+                let by_definition = (0..geo.symmetry_count())
+                    .map(|sym| geo.corners_first(geo.image(sym, lines)))
+                    .min();
+                assert_eq!(Some(geo.canonical_of(&keys).0), by_definition);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 5_000, "{checked}");
+}
+
+/// Lines of a board given as `RxC`.
+fn pos_lines(size: &str) -> usize {
+    let (r, c) = size.split_once('x').expect("RxC");
+    let (r, c): (usize, usize) = (r.parse().expect("rows"), c.parse().expect("cols"));
+    (r + 1) * c + r * (c + 1)
+}

@@ -18,6 +18,21 @@ type SymmetryTable = [[u64; 1 << CHUNK_BITS]; 64 / CHUNK_BITS];
 /// Marks "no box" in [`Geometry::line_boxes`].
 pub const NO_BOX: u8 = u8::MAX;
 
+/// Slots of [`SymmetricKeys`]: the most symmetries a board has.
+const KEY_SLOTS: usize = 8;
+
+/// A position's line set under every board symmetry, each with the corner
+/// rule applied ([`Geometry::corners_first`]): their minimum is
+/// [`Geometry::canonical`]. A search keeps them up to date one line at a
+/// time ([`Geometry::keys_with`]: an OR per symmetry) instead of mapping
+/// the whole position at every node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymmetricKeys {
+    /// One image per symmetry; a rectangle's four are repeated to fill the
+    /// eight slots, which leaves the minimum unchanged.
+    images: [u64; KEY_SLOTS],
+}
+
 /// The fixed facts of an `rows × cols` board.
 #[derive(Debug)]
 pub struct Geometry {
@@ -49,6 +64,15 @@ pub struct Geometry {
     /// are interchangeable: both join the box to the outside, so a position
     /// with only one of them drawn has the value of the one with the other.
     corner_pairs: Vec<(u8, u8)>,
+    /// For each line, its corner pair (lower index first) if it is a
+    /// corner box's border line.
+    corner_pair_of: [Option<(u8, u8)>; 64],
+    /// The symmetries as line permutations that send the lower line of a
+    /// corner pair to the lower line of the image pair (the geometric image
+    /// composed with a swap of the pair, which the corner rule allows).
+    /// They commute with [`Geometry::corners_first`], so the images of a
+    /// normalised line set stay normalised. Rectangles repeat their four.
+    key_images: [[u8; 64]; KEY_SLOTS],
 }
 
 impl Geometry {
@@ -118,14 +142,49 @@ impl Geometry {
     /// [`Geometry::canonical`] and the symmetry that maps `lines` onto it
     /// (the first one when several do), for [`Geometry::to_canonical`].
     pub fn canonical_with_symmetry(&self, lines: u64) -> (u64, usize) {
-        let mut best = (u64::MAX, 0);
-        for sym in 0..self.syms.len() {
-            let image = self.corners_first(self.image(sym, lines));
-            if image < best.0 {
-                best = (image, sym);
+        self.canonical_of(&self.keys(lines))
+    }
+
+    /// The [`SymmetricKeys`] of `lines`, computed from scratch.
+    pub fn keys(&self, lines: u64) -> SymmetricKeys {
+        let normalised = self.corners_first(lines);
+        let mut images = [0u64; KEY_SLOTS];
+        for (image, perm) in images.iter_mut().zip(&self.key_images) {
+            let mut rest = normalised;
+            while rest != 0 {
+                let line = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                *image |= 1 << perm[line];
             }
         }
-        best
+        SymmetricKeys { images }
+    }
+
+    /// The keys of `lines | 1 << line` from `keys`, those of `lines` (in
+    /// which `line` is undrawn).
+    #[inline]
+    pub fn keys_with(&self, keys: &SymmetricKeys, lines: u64, line: usize) -> SymmetricKeys {
+        // In the normalised set a corner pair's first drawn line is always
+        // the lower one, its second the higher.
+        let normalised = match self.corner_pair_of[line] {
+            Some((a, b)) if lines >> a & 1 == 1 || lines >> b & 1 == 1 => b,
+            Some((a, _)) => a,
+            None => line as u8,
+        } as usize;
+        let mut images = keys.images;
+        for (image, perm) in images.iter_mut().zip(&self.key_images) {
+            *image |= 1 << perm[normalised];
+        }
+        SymmetricKeys { images }
+    }
+
+    /// The canonical key of a position from its keys, and the first
+    /// symmetry giving it (as [`Geometry::canonical_with_symmetry`]).
+    #[inline]
+    pub fn canonical_of(&self, keys: &SymmetricKeys) -> (u64, usize) {
+        let least = keys.images.iter().copied().fold(u64::MAX, u64::min);
+        let sym = keys.images.iter().position(|&k| k == least).unwrap_or(0);
+        (least, sym)
     }
 
     /// How many symmetries the board has: 8 for a square, 4 for a
@@ -230,9 +289,18 @@ impl Geometry {
             images: Vec::new(),
             preimages: Vec::new(),
             corner_pairs: Vec::new(),
+            corner_pair_of: [None; 64],
+            key_images: [[0; 64]; KEY_SLOTS],
         };
         geometry.corner_pairs = geometry.corner_border_pairs();
+        for &(a, b) in &geometry.corner_pairs {
+            if a != b {
+                geometry.corner_pair_of[a as usize] = Some((a, b));
+                geometry.corner_pair_of[b as usize] = Some((a, b));
+            }
+        }
         geometry.images = geometry.line_images();
+        geometry.key_images = geometry.corner_preserving_images();
         geometry.preimages = geometry
             .images
             .iter()
@@ -246,6 +314,23 @@ impl Geometry {
             .collect();
         geometry.syms = geometry.symmetry_tables();
         geometry
+    }
+
+    /// [`Geometry::key_images`]: each symmetry's line image, with the two
+    /// lines of an image corner pair exchanged where the geometric image
+    /// sends the lower line to the higher one.
+    fn corner_preserving_images(&self) -> [[u8; 64]; KEY_SLOTS] {
+        let mut perms = [[0u8; 64]; KEY_SLOTS];
+        for (slot, perm) in perms.iter_mut().enumerate() {
+            let image = &self.images[slot % self.images.len()];
+            *perm = *image;
+            for &(a, b) in &self.corner_pairs {
+                if image[a as usize] > image[b as usize] {
+                    perm.swap(a as usize, b as usize);
+                }
+            }
+        }
+        perms
     }
 
     /// Lookup tables of every symmetry of the board (4 for rectangles, 8
