@@ -78,6 +78,19 @@ impl Node {
     }
 }
 
+/// The components of two-sided boxes of a position (each a path or a
+/// cycle), by [`Solver::components`].
+struct Components {
+    /// The component of every box ([`NO_BOX`] for boxes not two-sided).
+    of_box: [u8; 32],
+    /// The long ones: chains of three boxes or more, and loops.
+    long: u32,
+    /// The loops.
+    loops: u32,
+    /// Boxes in each component.
+    sizes: [u8; 32],
+}
+
 /// No move stored in a table entry.
 const NO_MOVE: u8 = u8::MAX;
 
@@ -333,7 +346,14 @@ impl<'a> Solver<'a> {
     }
 
     /// The end of a chain or loop: take the box or hand the rest over.
+    /// Both lead to the same position once the last boxes are taken (by
+    /// this side or the other), with this side to move after taking and
+    /// the other after declining, so the value is `|t|` for the value `t`
+    /// of taking: never below zero.
     fn choice(&mut self, node: Node, take: usize, decline: usize, alpha: i32, beta: i32) -> i32 {
+        if beta <= 0 {
+            return 0;
+        }
         let taken = 1 + self.search(node.with(self.geo, take), alpha - 1, beta - 1);
         if taken >= beta {
             return taken;
@@ -410,7 +430,9 @@ impl<'a> Solver<'a> {
             cut = self.try_moves(node, &moves[..safe], alpha, beta, &mut best);
         }
         if !cut {
-            let count = self.sacrifices(lines, &mut moves);
+            let mut pruned = best.0;
+            let count = self.sacrifices(lines, alpha.max(best.0), &mut moves, &mut pruned);
+            best.0 = pruned;
             let count = remove(&mut moves, count, first);
             self.try_moves(node, &moves[..count], alpha, beta, &mut best);
         }
@@ -561,12 +583,15 @@ impl<'a> Solver<'a> {
     }
 
     /// The sacrifices (lines giving a box its third side), one per
-    /// equivalent opening, the fewest boxes handed over first.
-    fn sacrifices(&self, lines: u64, out: &mut [u8; 64]) -> usize {
+    /// equivalent opening, the fewest boxes handed over first, leaving out
+    /// the loony moves that cannot score above `alpha`
+    /// ([`Solver::loony_bound`]); `pruned` is raised to the best of their
+    /// bounds (what a fail-low may report for them).
+    fn sacrifices(&self, lines: u64, alpha: i32, out: &mut [u8; 64], pruned: &mut i32) -> usize {
         let mut keyed = [(0u8, 0u32, 0u8); 64];
         let mut n = 0;
         let mut free = self.geo.full & !lines;
-        let (component, long) = self.components(lines);
+        let components = self.components(lines);
         let mut opened = 0u32;
         while free != 0 {
             let line = free.trailing_zeros() as usize;
@@ -574,7 +599,13 @@ impl<'a> Solver<'a> {
             let safe = self.geo.line_boxes[line]
                 .iter()
                 .all(|&b| b == NO_BOX || self.geo.sides(lines, b as usize) < 2);
-            if safe || self.redundant_opening(line, &component, long, &mut opened) {
+            if safe || self.redundant_opening(line, &components, &mut opened) {
+                continue;
+            }
+            if let Some(bound) = self.loony_bound(line, &components)
+                && bound <= alpha
+            {
+                *pruned = (*pruned).max(bound);
                 continue;
             }
             let history = u32::MAX - self.history[line];
@@ -594,19 +625,14 @@ impl<'a> Solver<'a> {
     /// last two or four), and so are the two ends of a chain of one or two
     /// boxes (the taker's choices lead to the same lines). `opened` records
     /// the components already opened once (by an end line for short chains).
-    fn redundant_opening(
-        &self,
-        line: usize,
-        component: &[u8; 32],
-        long: u32,
-        opened: &mut u32,
-    ) -> bool {
+    fn redundant_opening(&self, line: usize, components: &Components, opened: &mut u32) -> bool {
         let [p, q] = self.geo.line_boxes[line];
         let comp_of = |b: u8| {
             (b != NO_BOX)
-                .then(|| component[b as usize])
+                .then(|| components.of_box[b as usize])
                 .filter(|&c| c != NO_BOX)
         };
+        let long = components.long;
         let (cp, cq) = (comp_of(p), comp_of(q));
         let Some(c) = cp.or(cq) else {
             return false;
@@ -620,12 +646,13 @@ impl<'a> Solver<'a> {
         seen
     }
 
-    /// Components of two-sided boxes (each a path or a cycle): the
-    /// component of every box ([`NO_BOX`] for other boxes) and the set of
-    /// long ones (chains of three or more boxes, and loops).
-    fn components(&self, lines: u64) -> ([u8; 32], u32) {
+    /// Components of two-sided boxes (each a path or a cycle): see
+    /// [`Components`].
+    fn components(&self, lines: u64) -> Components {
         let mut component = [NO_BOX; 32];
         let mut long = 0u32;
+        let mut loops = 0u32;
+        let mut sizes = [0u8; 32];
         let mut count = 0u8;
         for start in 0..self.geo.boxes {
             if component[start] != NO_BOX || self.geo.sides(lines, start) != 2 {
@@ -657,9 +684,42 @@ impl<'a> Solver<'a> {
             if size >= 3 || ends == 0 {
                 long |= 1 << count;
             }
+            if ends == 0 {
+                loops |= 1 << count;
+            }
+            sizes[count as usize] = size;
             count += 1;
         }
-        (component, long)
+        Components {
+            of_box: component,
+            long,
+            loops,
+            sizes,
+        }
+    }
+
+    /// The most the side to move can get by drawing `line` when it opens
+    /// a chain of two boxes or more at an end, a long chain anywhere or a
+    /// loop (a loony move): the opponent can take every box offered and
+    /// move next, or all but the last two of a chain (four of a loop) and
+    /// make the mover move next in the same position, so it gets at least
+    /// `size - 2` (`size - 4`) whatever that position is worth. `None` for
+    /// other lines.
+    fn loony_bound(&self, line: usize, components: &Components) -> Option<i32> {
+        let [p, q] = self.geo.line_boxes[line];
+        let comp_of = |b: u8| {
+            (b != NO_BOX)
+                .then(|| components.of_box[b as usize])
+                .filter(|&c| c != NO_BOX)
+        };
+        let (cp, cq) = (comp_of(p), comp_of(q));
+        let c = cp.or(cq)?;
+        let size = i32::from(components.sizes[c as usize]);
+        if components.loops >> c & 1 == 1 {
+            return Some(4 - size);
+        }
+        let middle = cp.is_some() && cp == cq;
+        (size >= 3 || (size == 2 && !middle)).then_some(2 - size)
     }
 
     /// A rough cost of drawing `line`: 0 when safe, otherwise the length of
