@@ -4,7 +4,8 @@
 mod common;
 
 use agon::game::{Game, GameOptions, GameState, Outcome, Player, Proven, SolveBudget};
-use agon::games::dots::{Dots, DotsOptions, solver::Table};
+use agon::games::dots::geometry::NO_BOX;
+use agon::games::dots::{Dots, DotsMove, DotsOptions, solver::Table};
 use agon::harness::random_play;
 use agon::tools::positions::parse_positions;
 use rand::SeedableRng;
@@ -734,4 +735,140 @@ fn pos_lines(size: &str) -> usize {
     let (r, c) = size.split_once('x').expect("RxC");
     let (r, c): (usize, usize) = (r.parse().expect("rows"), c.parse().expect("cols"));
     (r + 1) * c + r * (c + 1)
+}
+
+/// A position where no safe line is left: random lines that give no box
+/// a third side, drawn until there are none, from the start of `size`.
+fn end_of_safe_phase(size: &str, rng: &mut Xoshiro256PlusPlus) -> Dots {
+    let mut g = Dots::start(&options(size));
+    let geo = g.geometry();
+    loop {
+        let lines = g.lines();
+        let safe: Vec<usize> = (0..geo.lines)
+            .filter(|&l| lines >> l & 1 == 0)
+            .filter(|&l| {
+                geo.line_boxes[l]
+                    .iter()
+                    .all(|&b| b == NO_BOX || geo.sides(lines, b as usize) < 2)
+            })
+            .collect();
+        if safe.is_empty() {
+            return g;
+        }
+        let line = safe[rand::RngExt::random_range(rng, 0..safe.len())];
+        g.play(DotsMove(line as u8));
+    }
+}
+
+/// Where every move opens a chain or a loop, the solver (which leaves
+/// out loony moves by a bound) still finds the exact value and every
+/// optimal move.
+#[test]
+fn solver_matches_brute_force_when_only_sacrifices_are_left() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
+    let mut loony_positions = 0;
+    for (size, count) in [("3x3", 150), ("2x4", 100), ("3x4", 60), ("2x5", 60)] {
+        for _ in 0..count {
+            let g = end_of_safe_phase(size, &mut rng);
+            if g.outcome().is_some() {
+                continue;
+            }
+            let mut memo = HashMap::new();
+            let expected = brute_margin(&g, &mut memo);
+            let (margin, best, _) = g.solve_with(1, 1 << 20, true, None).expect("solved");
+            assert_eq!(margin, expected, "margin of {}", g.fen());
+            let mut moves = Vec::new();
+            g.generate_moves(&mut moves);
+            for mv in moves {
+                let mut child = g.clone();
+                child.play(mv);
+                let value = if child.side_to_move() == g.side_to_move() {
+                    brute_margin(&child, &mut memo)
+                } else {
+                    -brute_margin(&child, &mut memo)
+                };
+                assert_eq!(best.contains(&mv), value == expected, "{}", g.fen());
+            }
+            loony_positions += 1;
+        }
+    }
+    assert!(loony_positions > 200, "{loony_positions}");
+}
+
+/// The bound behind leaving loony moves out, checked against brute force:
+/// opening a chain of two boxes or more at an end, or a longer chain
+/// anywhere, gets the mover at most `2 - size` of the boxes left, and
+/// opening a loop `4 - size`; the bound is reached, so it is the tightest
+/// of its kind. Components are found here by a flood fill over box
+/// coordinates, apart from the solver's own.
+#[test]
+fn a_loony_move_gets_at_most_two_minus_its_size() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(37);
+    let (mut checked, mut tight) = (0, 0);
+    for size in ["3x3", "2x4", "3x4"] {
+        for _ in 0..40 {
+            let g = end_of_safe_phase(size, &mut rng);
+            let geo = g.geometry();
+            let lines = g.lines();
+            let two_sided = |b: usize| geo.sides(lines, b) == 2;
+            let boxes = brute_boxes(geo.rows, geo.cols);
+            let mut memo = HashMap::new();
+            for line in (0..geo.lines).filter(|&l| lines >> l & 1 == 0) {
+                let touched: Vec<usize> = geo.line_boxes[line]
+                    .iter()
+                    .filter(|&&b| b != NO_BOX && two_sided(b as usize))
+                    .map(|&b| b as usize)
+                    .collect();
+                let Some(&start) = touched.first() else {
+                    continue;
+                };
+                // The component of `start`: two-sided boxes joined by
+                // undrawn lines, and whether it closes on itself.
+                let mut seen = vec![start];
+                let mut stack = vec![start];
+                let mut exits = 0;
+                while let Some(b) = stack.pop() {
+                    let (r, c) = (b / geo.cols, b % geo.cols);
+                    for l in (0..geo.lines).filter(|&l| geo.box_lines[b] >> l & 1 == 1) {
+                        if lines >> l & 1 == 1 {
+                            continue;
+                        }
+                        let next = geo.line_boxes[l].iter().copied().find(|&n| {
+                            n != NO_BOX && {
+                                let n = n as usize;
+                                n != b
+                                    && (n / geo.cols).abs_diff(r) + (n % geo.cols).abs_diff(c) == 1
+                            }
+                        });
+                        match next.map(usize::from).filter(|&n| two_sided(n)) {
+                            Some(n) if !seen.contains(&n) => {
+                                seen.push(n);
+                                stack.push(n);
+                            }
+                            Some(_) => {}
+                            None => exits += 1,
+                        }
+                    }
+                }
+                let k = seen.len() as i32;
+                let bound = if exits == 0 {
+                    4 - k
+                } else if k >= 3 || (k == 2 && touched.len() == 1) {
+                    2 - k
+                } else {
+                    continue;
+                };
+                // The mover's net share of the boxes left (the line takes
+                // nothing and passes the turn).
+                let value = -brute(lines | 1 << line, geo.lines, &boxes, &mut memo);
+                assert!(value <= bound, "{} line {line}: {value} > {bound}", g.fen());
+                tight += usize::from(value == bound);
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked > 300 && tight > 20,
+        "{checked} checked, {tight} tight"
+    );
 }
