@@ -345,6 +345,16 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// [`Solver::search`] of a position known to have no box to take (the
+    /// child of a full node by a safe line).
+    fn search_quiet(&mut self, node: Node, alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        if self.out_of_time() {
+            return 0;
+        }
+        self.full_node(node, alpha, beta)
+    }
+
     /// The end of a chain or loop: take the box or hand the rest over.
     /// Both lead to the same position once the last boxes are taken (by
     /// this side or the other), with this side to move after taking and
@@ -423,18 +433,18 @@ impl<'a> Solver<'a> {
         // produced a cutoff.
         let mut cut = false;
         if let Some(line) = first {
-            cut = self.try_moves(node, &[line], alpha, beta, &mut best);
+            cut = self.try_moves(node, &[line], false, alpha, beta, &mut best);
         }
         if !cut {
             let safe = remove(&mut moves, safe, first);
-            cut = self.try_moves(node, &moves[..safe], alpha, beta, &mut best);
+            cut = self.try_moves(node, &moves[..safe], true, alpha, beta, &mut best);
         }
         if !cut {
             let mut pruned = best.0;
             let count = self.sacrifices(lines, alpha.max(best.0), &mut moves, &mut pruned);
             best.0 = pruned;
             let count = remove(&mut moves, count, first);
-            self.try_moves(node, &moves[..count], alpha, beta, &mut best);
+            self.try_moves(node, &moves[..count], false, alpha, beta, &mut best);
         }
         if self.aborted {
             return best.0;
@@ -516,22 +526,25 @@ impl<'a> Solver<'a> {
         })
     }
 
-    /// Searches `moves` in order, raising `best` (value, line); true on a
-    /// beta cutoff.
+    /// Searches `moves` (all safe lines if `safe`) in order, raising `best`
+    /// (value, line); true on a beta cutoff.
     fn try_moves(
         &mut self,
         node: Node,
         moves: &[u8],
+        safe: bool,
         alpha: i32,
         beta: i32,
         best: &mut (i32, u8),
     ) -> bool {
         for &line in moves {
-            let v = -self.search(
-                node.with(self.geo, line as usize),
-                -beta,
-                -alpha.max(best.0),
-            );
+            let child = node.with(self.geo, line as usize);
+            let (a, b) = (-beta, -alpha.max(best.0));
+            let v = if safe {
+                -self.search_quiet(child, a, b)
+            } else {
+                -self.search(child, a, b)
+            };
             if v > best.0 {
                 *best = (v, line);
                 if v >= beta {
