@@ -559,18 +559,19 @@ impl<'a> Solver<'a> {
 
     /// The lines that give no box a third side, by history. Returns the count.
     fn safe_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
-        let mut safe = 0u64;
-        let mut free = self.geo.full & !lines;
-        while free != 0 {
-            let line = free.trailing_zeros() as usize;
-            free &= free - 1;
-            let is_safe = self.geo.line_boxes[line]
-                .iter()
-                .all(|&b| b == NO_BOX || self.geo.sides(lines, b as usize) < 2);
-            safe |= u64::from(is_safe) << line;
+        // A line is unsafe when one of its boxes has two sides already.
+        let mut unsafe_lines = 0u64;
+        let mut one_sided = 0u32;
+        for (b, &sides) in self.geo.box_lines.iter().enumerate() {
+            match (lines & sides).count_ones() {
+                0 => {}
+                1 => one_sided |= 1 << b,
+                _ => unsafe_lines |= sides,
+            }
         }
+        let safe = self.geo.full & !lines & !unsafe_lines;
         let total = safe.count_ones();
-        let mut keyed = [(0u32, 0u32, 0u8); 64];
+        let mut keyed = [0u64; 64];
         let mut n = 0;
         let mut rest = safe;
         while rest != 0 {
@@ -580,17 +581,17 @@ impl<'a> Solver<'a> {
             // lines of a box that gets its second side stop being safe.
             let mut lost = 1u64 << line;
             for &b in &self.geo.line_boxes[line] {
-                if b != NO_BOX && self.geo.sides(lines, b as usize) == 1 {
-                    lost |= self.geo.box_lines[b as usize] & safe;
+                if b != NO_BOX && one_sided >> b & 1 == 1 {
+                    lost |= self.geo.box_lines[b as usize];
                 }
             }
             let left = total - (lost & safe).count_ones();
-            keyed[n] = (left, u32::MAX - self.history[line], line as u8);
+            keyed[n] = order_key(left, self.history[line], line);
             n += 1;
         }
         keyed[..n].sort_unstable();
-        for (o, &(_, _, line)) in out.iter_mut().zip(&keyed[..n]) {
-            *o = line;
+        for (o, &key) in out.iter_mut().zip(&keyed[..n]) {
+            *o = key as u8;
         }
         n
     }
@@ -601,7 +602,7 @@ impl<'a> Solver<'a> {
     /// ([`Solver::loony_bound`]); `pruned` is raised to the best of their
     /// bounds (what a fail-low may report for them).
     fn sacrifices(&self, lines: u64, alpha: i32, out: &mut [u8; 64], pruned: &mut i32) -> usize {
-        let mut keyed = [(0u8, 0u32, 0u8); 64];
+        let mut keyed = [0u64; 64];
         let mut n = 0;
         let mut free = self.geo.full & !lines;
         let components = self.components(lines);
@@ -621,13 +622,12 @@ impl<'a> Solver<'a> {
                 *pruned = (*pruned).max(bound);
                 continue;
             }
-            let history = u32::MAX - self.history[line];
-            keyed[n] = (self.giveaway(lines, line), history, line as u8);
+            keyed[n] = order_key(self.giveaway(lines, line).into(), self.history[line], line);
             n += 1;
         }
         keyed[..n].sort_unstable();
-        for (o, &(_, _, line)) in out.iter_mut().zip(&keyed[..n]) {
-            *o = line;
+        for (o, &key) in out.iter_mut().zip(&keyed[..n]) {
+            *o = key as u8;
         }
         n
     }
@@ -838,6 +838,13 @@ impl<'a> Solver<'a> {
 #[inline]
 fn scramble(data: u64) -> u64 {
     data.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ data >> 29
+}
+
+/// A sort key ordering lines by `first` (ascending), then by `history`
+/// (descending), then by line: one integer, which sorts faster than a tuple.
+#[inline]
+fn order_key(first: u32, history: u32, line: usize) -> u64 {
+    u64::from(first.min(0xFF)) << 40 | u64::from(u32::MAX - history) << 8 | line as u64
 }
 
 /// Removes `line` (if given) from the first `count` of `moves`, keeping
