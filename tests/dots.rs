@@ -389,8 +389,8 @@ fn the_solver_is_tried_only_when_predicted_to_finish() {
 
 #[test]
 fn a_solver_table_too_large_is_an_error() {
-    assert!(Table::new(usize::MAX).is_err());
-    assert!(Table::new(1 << 20).is_ok());
+    assert!(Table::new(usize::MAX, 40).is_err());
+    assert!(Table::new(1 << 20, 40).is_ok());
 }
 
 #[test]

@@ -80,7 +80,7 @@ fn solve_dots(
         n => n,
     };
     let memory = match resources.hash_mb {
-        0 => usize::MAX,
+        0 => crate::games::dots::solver::DEFAULT_TABLE_BYTES,
         mb => mb << 20,
     };
     let solved = game.solve_with(threads, memory, true, None);

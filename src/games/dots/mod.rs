@@ -34,7 +34,7 @@ use crate::game::{
 };
 use geometry::{Geometry, MAX_SIDE, NO_BOX};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use solver::Table;
+use solver::{DEFAULT_TABLE_BYTES, Table};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -131,17 +131,17 @@ fn shared_table(geo: &'static Geometry, bytes: usize) -> Option<Arc<Table>> {
         return Some(Arc::clone(table));
     }
     *kept = None; // the old table's memory goes back before a new one is asked
-    let table = Arc::new(granted_table(bytes)?);
+    let table = Arc::new(granted_table(bytes, geo.lines)?);
     *kept = Some((bytes, geo.rows * MAX_SIDE + geo.cols, Arc::clone(&table)));
     Some(table)
 }
 
-/// A table of `bytes`, or of half, a quarter, … (down to 1 MiB) when the
-/// memory is refused; `None` when even that is.
-fn granted_table(bytes: usize) -> Option<Table> {
+/// A table of `bytes` for boards of `lines` lines, or of half, a quarter,
+/// … (down to 1 MiB) when the memory is refused; `None` when even that is.
+fn granted_table(bytes: usize, lines: usize) -> Option<Table> {
     let mut asked = bytes;
     loop {
-        match Table::new(asked) {
+        match Table::new(asked, lines) {
             Ok(table) => return Some(table),
             Err(_) if asked > 1 << 20 => asked /= 2,
             Err(_) => return None,
@@ -292,7 +292,10 @@ impl Dots {
     /// over. Used by `agon solve`.
     pub fn solve_all(&self, budget: Option<&SolveBudget>) -> Option<(i32, Vec<DotsMove>)> {
         let threads = budget.map_or(1, |b| b.threads);
-        let memory = budget.map_or(Table::bytes_for(self.empty_lines()), |b| b.memory_bytes);
+        let memory = budget.map_or(
+            Table::bytes_for(self.empty_lines()).min(DEFAULT_TABLE_BYTES),
+            |b| b.memory_bytes,
+        );
         self.solve_with(threads, memory, true, budget)
             .map(|(m, b, _)| (m, b))
     }
@@ -309,7 +312,10 @@ impl Dots {
         all: bool,
         budget: Option<&SolveBudget>,
     ) -> Option<(i32, Vec<DotsMove>, u64)> {
-        let table = granted_table(memory_bytes.min(Table::bytes_for(self.empty_lines())))?;
+        let table = granted_table(
+            memory_bytes.min(Table::bytes_for(self.empty_lines())),
+            self.geo.lines,
+        )?;
         self.solve_on(&table, threads, all, budget)
     }
 
