@@ -16,12 +16,12 @@
 //! [`Dots::predicted_solve_seconds`] says it fits the budget's time, and
 //! gives up (`None`) when the budget expires all the same. Measured
 //! (release, this 2-core machine, two threads, value and every optimal
-//! move, whole process, median of 5): 3×3 from empty 0.05 s, 3×4 from
-//! empty 3.9 s; random 4×4 positions (only safe lines drawn) with 30 lines
-//! left 0.3 s, 32 left 2.5–5.4 s, 34 left 29–39 s. Each two more lines cost
-//! about 8×, so 4×4 from empty (40) is still out of reach. At 10 s a move
-//! `go` solved every move from 31 undrawn lines on (6 games), at 30 s from
-//! 33.
+//! move, whole process): random 4×4 positions (only safe lines drawn) with
+//! 30 lines left 0.15–0.66 s, 32 left 1.0–2.1 s, 34 left 8.5–10.9 s (the
+//! solver before its symmetric keys, loony bounds and denser table: 0.3 s,
+//! 2.5–5.4 s and 29–39 s). Each two more lines cost about 5×. With the
+//! older solver `go` solved every move from 31 undrawn lines on at 10 s a
+//! move (6 games), from 33 at 30 s.
 
 mod features;
 pub mod geometry;
@@ -101,9 +101,12 @@ fn score_key(player: Player, score: u8) -> u64 {
 /// seconds on two threads is `BASE + PER_SAFE * safe + PER_OTHER * other`.
 /// A least-squares fit to 42 random 4×4 positions with 26–35 undrawn lines
 /// (0.02–35 s) gave a base of −7.68 (residual spread a factor of 1.5, at
-/// worst 3.3 too low); the base here is 0.28 higher, a factor of 1.9 to
+/// worst 3.3 too low). The solver has since become faster (symmetric keys,
+/// loony bounds, a denser table): on 21 new random positions with 28–34
+/// lines left (0.03–10.9 s) the median base for the same slopes is −7.82
+/// (from −8.25 to −7.58); the base here is 0.28 higher, a factor of 1.9 to
 /// spare.
-const PREDICT_BASE: f64 = -7.4;
+const PREDICT_BASE: f64 = -7.54;
 const PREDICT_PER_SAFE: f64 = 0.262;
 const PREDICT_PER_OTHER: f64 = 0.204;
 
