@@ -872,3 +872,32 @@ fn a_loony_move_gets_at_most_two_minus_its_size() {
         "{checked} checked, {tight} tight"
     );
 }
+
+/// Positions with 18 to 20 lines left, where the solver also takes
+/// enhanced transposition cutoffs (after safe lines and after short
+/// handouts), against brute force: value and every optimal move.
+#[test]
+fn solver_matches_brute_force_where_it_takes_transposition_cutoffs() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(41);
+    for (size, drawn, count) in [("3x3", 4, 4), ("3x3", 6, 6), ("2x4", 3, 4), ("2x4", 4, 4)] {
+        for _ in 0..count {
+            let g = random_position(size, drawn, &mut rng);
+            let mut memo = HashMap::new();
+            let expected = brute_margin(&g, &mut memo);
+            let (margin, best, _) = g.solve_with(1, 1 << 20, true, None).expect("solved");
+            assert_eq!(margin, expected, "margin of {}", g.fen());
+            let mut moves = Vec::new();
+            g.generate_moves(&mut moves);
+            for mv in moves {
+                let mut child = g.clone();
+                child.play(mv);
+                let value = if child.side_to_move() == g.side_to_move() {
+                    brute_margin(&child, &mut memo)
+                } else {
+                    -brute_margin(&child, &mut memo)
+                };
+                assert_eq!(best.contains(&mv), value == expected, "{}", g.fen());
+            }
+        }
+    }
+}

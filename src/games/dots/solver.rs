@@ -18,7 +18,11 @@
 //!   (4×4 with 32 lines left: 0.61× the time of mapping it at every node);
 //! - enhanced transposition cutoffs with 18 or more lines left: a safe
 //!   line whose position the table already bounds enough is a cutoff
-//!   without a search (3×4: 12.5 s → 9.6 s);
+//!   without a search (3×4: 12.5 s → 9.6 s), and so is a short handout (a
+//!   lone box, or a chain of two by its middle) whose position after the
+//!   opponent's forced capture is (4×4, 34 lines left: 116 M → 95 M nodes,
+//!   25.4 s → 20.6 s; with 32 left 59.2 M → 49.5 M nodes, 0.92–1.0× the
+//!   time);
 //! - the capture rule of Barker & Korf (2012): when a box can be taken,
 //!   taking it is optimal unless it starts the last two boxes of a chain or
 //!   the last four of an opened loop; there only "take" and the
@@ -478,7 +482,9 @@ impl<'a> Solver<'a> {
         let mut moves = [0u8; 64];
         let safe = self.safe_moves(lines, &mut moves);
         if empty >= ETC_MIN_EMPTY
-            && let Some((v, line)) = self.child_cutoff(node, &moves[..safe], beta)
+            && let Some((v, line)) = self
+                .child_cutoff(node, &moves[..safe], beta)
+                .or_else(|| self.handout_cutoff(node, beta))
         {
             self.save(key, sym, known, (v, remaining), empty, line);
             return v;
@@ -578,6 +584,68 @@ impl<'a> Solver<'a> {
         keys.iter().zip(safe).find_map(|(&key, &line)| {
             let entry = self.table.probe(key)?;
             let v = -i32::from(entry.upper);
+            (v >= beta).then_some((v, line))
+        })
+    }
+
+    /// Enhanced transposition cutoff by a short handout: giving away a
+    /// lone two-sided box, or a chain of two by its middle line, leaves the
+    /// opponent nothing better than taking it (Barker and Korf's rule) and
+    /// moving on in a position the table may already bound; the handout is
+    /// a cutoff when that bound is low enough. Its line when it is.
+    fn handout_cutoff(&self, node: Node, beta: i32) -> Option<(i32, u8)> {
+        let lines = node.lines;
+        let two_sided = |b: u8| b != NO_BOX && self.geo.sides(lines, b as usize) == 2;
+        let mut handouts = [(0u64, 0i32, 0u8); 32];
+        let mut n = 0;
+        for b in 0..self.geo.boxes {
+            if self.geo.sides(lines, b) != 2 {
+                continue;
+            }
+            let open = self.geo.box_lines[b] & !lines;
+            let (first, second) = (
+                open.trailing_zeros() as usize,
+                63 - open.leading_zeros() as usize,
+            );
+            let across = |line: usize| self.other_box(line, b) as u8;
+            let (n1, n2) = (across(first), across(second));
+            let after = match (two_sided(n1), two_sided(n2)) {
+                (false, false) => {
+                    Some((node.with(self.geo, first).with(self.geo, second), 1, first))
+                }
+                (true, false) | (false, true) => {
+                    // A chain of two when the partner's other line leads out.
+                    let (middle, partner) = if two_sided(n1) {
+                        (first, n1)
+                    } else {
+                        (second, n2)
+                    };
+                    let far = self.geo.box_lines[partner as usize] & !lines & !(1 << middle);
+                    let far_line = far.trailing_zeros() as usize;
+                    let beyond = self.other_box(far_line, partner as usize) as u8;
+                    let end = if middle == first { second } else { first };
+                    (b < partner as usize && !two_sided(beyond)).then(|| {
+                        let taken = node
+                            .with(self.geo, middle)
+                            .with(self.geo, end)
+                            .with(self.geo, far_line);
+                        (taken, 2, middle)
+                    })
+                }
+                (true, true) => None,
+            };
+            if let Some((taken, boxes, line)) = after
+                && taken.lines != self.geo.full
+            {
+                let key = self.geo.canonical_of(&taken.keys).0;
+                self.table.prefetch(key);
+                handouts[n] = (key, boxes, line as u8);
+                n += 1;
+            }
+        }
+        handouts[..n].iter().find_map(|&(key, boxes, line)| {
+            let entry = self.table.probe(key)?;
+            let v = -boxes - i32::from(entry.upper);
             (v >= beta).then_some((v, line))
         })
     }
