@@ -273,6 +273,34 @@ fn random_position(size: &str, count: usize, rng: &mut Xoshiro256PlusPlus) -> Do
     g
 }
 
+/// The solver's value of `g` (on `threads` threads, a table of `bytes`) is
+/// brute force's, every listed move is optimal and every optimal move is
+/// listed.
+fn assert_solved_as_brute_force(g: &Dots, threads: usize, bytes: usize) {
+    let mut memo = HashMap::new();
+    let expected = brute_margin(g, &mut memo);
+    let (margin, best, _) = g.solve_with(threads, bytes, true, None).expect("solved");
+    assert_eq!(margin, expected, "margin of {}", g.fen());
+    let mut moves = Vec::new();
+    g.generate_moves(&mut moves);
+    for mv in moves {
+        let mut child = g.clone();
+        child.play(mv);
+        let value = if child.side_to_move() == g.side_to_move() {
+            brute_margin(&child, &mut memo)
+        } else {
+            -brute_margin(&child, &mut memo)
+        };
+        assert_eq!(
+            best.contains(&mv),
+            value == expected,
+            "move {} of {}",
+            g.move_to_string(mv),
+            g.fen()
+        );
+    }
+}
+
 #[test]
 fn solver_matches_brute_force_on_random_positions() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
@@ -293,32 +321,9 @@ fn solver_matches_brute_force_on_random_positions() {
             if g.outcome().is_some() {
                 continue;
             }
-            let mut memo = HashMap::new();
-            let expected = brute_margin(&g, &mut memo);
             // One and two threads (which split the root's lines and help
             // each other on one test) must give the same answers.
-            let threads = 1 + i % 2;
-            let (margin, best, _) = g.solve_with(threads, 1 << 22, true, None).expect("solved");
-            assert_eq!(margin, expected, "margin of {}", g.fen());
-            // Every listed move is optimal and every optimal move is listed.
-            let mut moves = Vec::new();
-            g.generate_moves(&mut moves);
-            for mv in moves {
-                let mut child = g.clone();
-                child.play(mv);
-                let value = if child.side_to_move() == g.side_to_move() {
-                    brute_margin(&child, &mut memo)
-                } else {
-                    -brute_margin(&child, &mut memo)
-                };
-                assert_eq!(
-                    best.contains(&mv),
-                    value == expected,
-                    "move {} of {}",
-                    g.move_to_string(mv),
-                    g.fen()
-                );
-            }
+            assert_solved_as_brute_force(&g, 1 + i % 2, 1 << 22);
         }
     }
 }
@@ -773,22 +778,7 @@ fn solver_matches_brute_force_when_only_sacrifices_are_left() {
             if g.outcome().is_some() {
                 continue;
             }
-            let mut memo = HashMap::new();
-            let expected = brute_margin(&g, &mut memo);
-            let (margin, best, _) = g.solve_with(1, 1 << 20, true, None).expect("solved");
-            assert_eq!(margin, expected, "margin of {}", g.fen());
-            let mut moves = Vec::new();
-            g.generate_moves(&mut moves);
-            for mv in moves {
-                let mut child = g.clone();
-                child.play(mv);
-                let value = if child.side_to_move() == g.side_to_move() {
-                    brute_margin(&child, &mut memo)
-                } else {
-                    -brute_margin(&child, &mut memo)
-                };
-                assert_eq!(best.contains(&mv), value == expected, "{}", g.fen());
-            }
+            assert_solved_as_brute_force(&g, 1, 1 << 20);
             loony_positions += 1;
         }
     }
@@ -882,22 +872,7 @@ fn solver_matches_brute_force_where_it_takes_transposition_cutoffs() {
     for (size, drawn, count) in [("3x3", 4, 4), ("3x3", 6, 6), ("2x4", 3, 4), ("2x4", 4, 4)] {
         for _ in 0..count {
             let g = random_position(size, drawn, &mut rng);
-            let mut memo = HashMap::new();
-            let expected = brute_margin(&g, &mut memo);
-            let (margin, best, _) = g.solve_with(1, 1 << 20, true, None).expect("solved");
-            assert_eq!(margin, expected, "margin of {}", g.fen());
-            let mut moves = Vec::new();
-            g.generate_moves(&mut moves);
-            for mv in moves {
-                let mut child = g.clone();
-                child.play(mv);
-                let value = if child.side_to_move() == g.side_to_move() {
-                    brute_margin(&child, &mut memo)
-                } else {
-                    -brute_margin(&child, &mut memo)
-                };
-                assert_eq!(best.contains(&mv), value == expected, "{}", g.fen());
-            }
+            assert_solved_as_brute_force(&g, 1, 1 << 20);
         }
     }
 }
