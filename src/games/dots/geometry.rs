@@ -220,11 +220,8 @@ impl Geometry {
 
     /// The other border line of a corner box bordered by `line`, if any.
     pub fn corner_partner(&self, line: usize) -> Option<usize> {
-        self.corner_pairs.iter().find_map(|&(a, b)| match line {
-            l if l == a as usize => Some(b as usize),
-            l if l == b as usize => Some(a as usize),
-            _ => None,
-        })
+        let (a, b) = self.corner_pair_of[line]?;
+        Some(if line == a as usize { b } else { a } as usize)
     }
 
     /// The image of `line` under symmetry `sym`.

@@ -95,12 +95,31 @@ impl Node {
 struct Components {
     /// The component of every box ([`NO_BOX`] for boxes not two-sided).
     of_box: [u8; 32],
-    /// The long ones: chains of three boxes or more, and loops.
-    long: u32,
     /// The loops.
     loops: u32,
     /// Boxes in each component.
     sizes: [u8; 32],
+}
+
+impl Components {
+    /// The component drawing `line` opens (`line` borders one of its
+    /// boxes), and whether `line` lies between two of its boxes.
+    fn opened_by(&self, geo: &Geometry, line: usize) -> Option<(u8, bool)> {
+        let of = |b: u8| {
+            (b != NO_BOX)
+                .then(|| self.of_box[b as usize])
+                .filter(|&c| c != NO_BOX)
+        };
+        let [p, q] = geo.line_boxes[line];
+        let (cp, cq) = (of(p), of(q));
+        cp.or(cq).map(|c| (c, cp.is_some() && cp == cq))
+    }
+
+    /// Whether component `c` is long: a chain of three boxes or more, or a
+    /// loop.
+    fn is_long(&self, c: u8) -> bool {
+        self.sizes[c as usize] >= 3 || self.loops >> c & 1 == 1
+    }
 }
 
 /// No move stored in a table entry.
@@ -265,7 +284,7 @@ impl Table {
         let (bucket, tag) = self.place(key);
         self.buckets[bucket].slots.iter().find_map(|slot| {
             let word = slot.load(Ordering::Relaxed);
-            (word != 0 && word >> DATA_BITS == tag).then(|| Bounds::unpack(word))
+            holds(word, tag).then(|| Bounds::unpack(word))
         })
     }
 
@@ -278,7 +297,7 @@ impl Table {
         let mut shallowest = u8::MAX;
         for (i, slot) in slots.iter().enumerate() {
             let word = slot.load(Ordering::Relaxed);
-            if word != 0 && word >> DATA_BITS == tag {
+            if holds(word, tag) {
                 target = i;
                 break;
             }
@@ -294,6 +313,13 @@ impl Table {
         }
         slots[target].store(tag << DATA_BITS | bounds.pack(), Ordering::Relaxed);
     }
+}
+
+/// Whether a slot's `word` holds the entry of the key with `tag` (an empty
+/// slot is zero, which no entry is).
+#[inline]
+fn holds(word: u64, tag: u64) -> bool {
+    word != 0 && word >> DATA_BITS == tag
 }
 
 /// The most memory a solver table takes without being asked for more
@@ -452,8 +478,7 @@ impl<'a> Solver<'a> {
     /// A position where nothing can be taken: every line passes the turn.
     fn full_node(&mut self, node: Node, mut alpha: i32, mut beta: i32) -> i32 {
         let lines = node.lines;
-        let (canonical, sym) = self.geo.canonical_of(&node.keys);
-        let key = canonical;
+        let (key, sym) = self.geo.canonical_of(&node.keys);
         let remaining = self.remaining(lines);
         let empty = (self.geo.full & !lines).count_ones();
         let known = self.table.probe(key);
@@ -503,9 +528,7 @@ impl<'a> Solver<'a> {
             cut = self.try_moves(node, &moves[..safe], true, alpha, beta, &mut best);
         }
         if !cut {
-            let mut pruned = best.0;
-            let count = self.sacrifices(lines, alpha.max(best.0), &mut moves, &mut pruned);
-            best.0 = pruned;
+            let count = self.sacrifices(lines, alpha.max(best.0), &mut moves, &mut best.0);
             let count = remove(&mut moves, count, first);
             self.try_moves(node, &moves[..count], false, alpha, beta, &mut best);
         }
@@ -763,19 +786,10 @@ impl<'a> Solver<'a> {
     /// boxes (the taker's choices lead to the same lines). `opened` records
     /// the components already opened once (by an end line for short chains).
     fn redundant_opening(&self, line: usize, components: &Components, opened: &mut u32) -> bool {
-        let [p, q] = self.geo.line_boxes[line];
-        let comp_of = |b: u8| {
-            (b != NO_BOX)
-                .then(|| components.of_box[b as usize])
-                .filter(|&c| c != NO_BOX)
-        };
-        let long = components.long;
-        let (cp, cq) = (comp_of(p), comp_of(q));
-        let Some(c) = cp.or(cq) else {
+        let Some((c, middle)) = components.opened_by(self.geo, line) else {
             return false;
         };
-        let middle = cp.is_some() && cp == cq;
-        if middle && long >> c & 1 == 0 {
+        if middle && !components.is_long(c) {
             return false; // the middle of a two-box chain: a distinct option
         }
         let seen = *opened >> c & 1 == 1;
@@ -787,7 +801,6 @@ impl<'a> Solver<'a> {
     /// [`Components`].
     fn components(&self, lines: u64) -> Components {
         let mut component = [NO_BOX; 32];
-        let mut long = 0u32;
         let mut loops = 0u32;
         let mut sizes = [0u8; 32];
         let mut count = 0u8;
@@ -818,9 +831,6 @@ impl<'a> Solver<'a> {
                     }
                 }
             }
-            if size >= 3 || ends == 0 {
-                long |= 1 << count;
-            }
             if ends == 0 {
                 loops |= 1 << count;
             }
@@ -829,7 +839,6 @@ impl<'a> Solver<'a> {
         }
         Components {
             of_box: component,
-            long,
             loops,
             sizes,
         }
@@ -843,19 +852,11 @@ impl<'a> Solver<'a> {
     /// `size - 2` (`size - 4`) whatever that position is worth. `None` for
     /// other lines.
     fn loony_bound(&self, line: usize, components: &Components) -> Option<i32> {
-        let [p, q] = self.geo.line_boxes[line];
-        let comp_of = |b: u8| {
-            (b != NO_BOX)
-                .then(|| components.of_box[b as usize])
-                .filter(|&c| c != NO_BOX)
-        };
-        let (cp, cq) = (comp_of(p), comp_of(q));
-        let c = cp.or(cq)?;
+        let (c, middle) = components.opened_by(self.geo, line)?;
         let size = i32::from(components.sizes[c as usize]);
         if components.loops >> c & 1 == 1 {
             return Some(4 - size);
         }
-        let middle = cp.is_some() && cp == cq;
         (size >= 3 || (size == 2 && !middle)).then_some(2 - size)
     }
 
