@@ -34,9 +34,14 @@
 //!   opened anywhere) is not searched when its bound, `2 - size` (`4 -
 //!   size` for a loop), cannot raise alpha (4×4, four positions with 32
 //!   lines left: 67.6 M → 59.2 M nodes);
-//! - move ordering: the table's line, then safe lines, those that leave the
-//!   opponent the fewest safe lines first (then by a history heuristic),
-//!   then the sacrifices that hand over the fewest boxes; the sacrifices
+//! - move ordering: the table's line, then safe lines, those nearest the
+//!   centre of the board first (Barker and Korf's center bias; 4×4, four
+//!   positions with 32 lines left: 0.64× the time of ordering by the
+//!   fewest safe lines left to the opponent, the order before), then by a
+//!   history heuristic, then the sacrifices that hand over the fewest
+//!   boxes; safe lines whose position the table shows cannot raise alpha
+//!   are not searched (with 18 lines left or more, where the children are
+//!   looked up for enhanced cutoffs anyway); the sacrifices
 //!   and their chain analysis are only generated when no safe line cut
 //!   off. Trying the one-box sacrifices before the safe lines, killer
 //!   lines per depth, or a countermove (the line that last refuted the
@@ -120,6 +125,16 @@ impl Components {
     fn is_long(&self, c: u8) -> bool {
         self.sizes[c as usize] >= 3 || self.loops >> c & 1 == 1
     }
+}
+
+/// What the table says of a full node's safe lines, by
+/// [`Solver::scan_safe_children`].
+enum SafeScan {
+    /// This line scores at least this much: a beta cutoff.
+    Cutoff(i32, u8),
+    /// The first lines of the list that still need a search, and the most
+    /// any dropped line scores (`i32::MIN` when none was dropped).
+    Kept(usize, i32),
 }
 
 /// No move stored in a table entry.
@@ -336,6 +351,9 @@ pub struct Solver<'a> {
     aborted: bool,
     /// History heuristic: how often each line caused a cutoff.
     history: [u32; 64],
+    /// Each line's squared distance from the centre of the board (in half
+    /// box widths), the first key of the safe lines' order.
+    centrality: [u32; 64],
     /// Set by another thread when the test in hand is no longer needed.
     abandon: Option<&'a AtomicBool>,
 }
@@ -354,6 +372,7 @@ impl<'a> Solver<'a> {
             budget,
             aborted: false,
             history: [0; 64],
+            centrality: centrality(geo),
             abandon: None,
         }
     }
@@ -505,17 +524,29 @@ impl<'a> Solver<'a> {
             return -remaining;
         }
         let mut moves = [0u8; 64];
-        let safe = self.safe_moves(lines, &mut moves);
-        if empty >= ETC_MIN_EMPTY
-            && let Some((v, line)) = self
-                .child_cutoff(node, &moves[..safe], beta)
-                .or_else(|| self.handout_cutoff(node, beta))
-        {
-            self.save(key, sym, known, (v, remaining), empty, line);
-            return v;
+        let mut safe = self.safe_moves(lines, &mut moves);
+        let mut best = (-remaining - 1, NO_MOVE);
+        if empty >= ETC_MIN_EMPTY {
+            let first_is_safe = first.is_some_and(|l| moves[..safe].contains(&l));
+            let cutoff = match self.scan_safe_children(node, &mut moves, safe, alpha, beta) {
+                SafeScan::Cutoff(v, line) => Some((v, line)),
+                SafeScan::Kept(kept, failed) => {
+                    safe = kept;
+                    best.0 = best.0.max(failed);
+                    None
+                }
+            };
+            if let Some((v, line)) = cutoff.or_else(|| self.handout_cutoff(node, beta)) {
+                self.save(key, sym, known, (v, remaining), empty, line);
+                return v;
+            }
+            // The table's line is no better than the others once the
+            // table shows that it fails.
+            if first_is_safe && !first.is_some_and(|l| moves[..safe].contains(&l)) {
+                first = None;
+            }
         }
         let (alpha0, beta0) = (alpha, beta);
-        let mut best = (-remaining - 1, NO_MOVE);
         // The table's move first, then safe lines; the sacrifices (and
         // their chain analysis) are only generated when no safe line
         // produced a cutoff.
@@ -590,25 +621,50 @@ impl<'a> Solver<'a> {
         );
     }
 
-    /// Enhanced transposition cutoff: a safe line whose position the table
-    /// already bounds at or below `-beta` for the opponent is a cutoff
-    /// without searching (a safe line takes nothing and passes the turn).
-    fn child_cutoff(&self, node: Node, safe: &[u8], beta: i32) -> Option<(i32, u8)> {
+    /// Looks up the positions after each of the `count` safe lines of
+    /// `moves` in the table. A line whose position the table bounds at or
+    /// below `-beta` for the opponent is a cutoff without a search
+    /// (enhanced transposition cutoff: a safe line takes nothing and
+    /// passes the turn); a line whose position it bounds at or above
+    /// `-alpha` cannot raise alpha and is dropped from `moves`, keeping
+    /// the order of the others (4×4, four positions with 32 lines left:
+    /// 49.5 M → 43.1 M nodes).
+    fn scan_safe_children(
+        &self,
+        node: Node,
+        moves: &mut [u8; 64],
+        count: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> SafeScan {
         // All the keys first and their buckets asked for, so that the
         // memory round trips overlap instead of following each other.
         let mut keys = [0u64; 64];
-        for (key, &line) in keys.iter_mut().zip(safe) {
+        for (key, &line) in keys.iter_mut().zip(&moves[..count]) {
             *key = self
                 .geo
                 .canonical_of(&node.with(self.geo, line as usize).keys)
                 .0;
             self.table.prefetch(*key);
         }
-        keys.iter().zip(safe).find_map(|(&key, &line)| {
-            let entry = self.table.probe(key)?;
-            let v = -i32::from(entry.upper);
-            (v >= beta).then_some((v, line))
-        })
+        let mut kept = 0;
+        let mut failed = i32::MIN;
+        for i in 0..count {
+            let line = moves[i];
+            if let Some(entry) = self.table.probe(keys[i]) {
+                let (most, least) = (-i32::from(entry.lower), -i32::from(entry.upper));
+                if least >= beta {
+                    return SafeScan::Cutoff(least, line);
+                }
+                if most <= alpha {
+                    failed = failed.max(most);
+                    continue;
+                }
+            }
+            moves[kept] = line;
+            kept += 1;
+        }
+        SafeScan::Kept(kept, failed)
     }
 
     /// Enhanced transposition cutoff by a short handout: giving away a
@@ -704,36 +760,23 @@ impl<'a> Solver<'a> {
         false
     }
 
-    /// The lines that give no box a third side, by history. Returns the count.
+    /// The lines that give no box a third side, those nearest the centre
+    /// first, then by history. Returns the count.
     fn safe_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
         // A line is unsafe when one of its boxes has two sides already.
         let mut unsafe_lines = 0u64;
-        let mut one_sided = 0u32;
-        for (b, &sides) in self.geo.box_lines.iter().enumerate() {
-            match (lines & sides).count_ones() {
-                0 => {}
-                1 => one_sided |= 1 << b,
-                _ => unsafe_lines |= sides,
+        for &sides in &self.geo.box_lines {
+            if (lines & sides).count_ones() >= 2 {
+                unsafe_lines |= sides;
             }
         }
-        let safe = self.geo.full & !lines & !unsafe_lines;
-        let total = safe.count_ones();
         let mut keyed = [0u64; 64];
         let mut n = 0;
-        let mut rest = safe;
+        let mut rest = self.geo.full & !lines & !unsafe_lines;
         while rest != 0 {
             let line = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            // The safe lines the opponent keeps after this one: the
-            // lines of a box that gets its second side stop being safe.
-            let mut lost = 1u64 << line;
-            for &b in &self.geo.line_boxes[line] {
-                if b != NO_BOX && one_sided >> b & 1 == 1 {
-                    lost |= self.geo.box_lines[b as usize];
-                }
-            }
-            let left = total - (lost & safe).count_ones();
-            keyed[n] = order_key(left, self.history[line], line);
+            keyed[n] = order_key(self.centrality[line], self.history[line], line);
             n += 1;
         }
         keyed[..n].sort_unstable();
@@ -955,6 +998,18 @@ impl<'a> Solver<'a> {
         let end = self.other_box(far2, next);
         (end != NO_BOX as usize && end != b && self.geo.sides(lines, end) == 3).then_some(far)
     }
+}
+
+/// The squared distance of each line's middle from the centre of the
+/// board, in half box widths.
+fn centrality(geo: &Geometry) -> [u32; 64] {
+    let mut distance = [0; 64];
+    for (d, &[(x1, y1), (x2, y2)]) in distance.iter_mut().zip(&geo.line_dots) {
+        let dx = i32::from(x1 + x2) - geo.cols as i32;
+        let dy = i32::from(y1 + y2) - geo.rows as i32;
+        *d = (dx * dx + dy * dy) as u32;
+    }
+    distance
 }
 
 /// A sort key ordering lines by `first` (ascending), then by `history`
