@@ -59,7 +59,7 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         threads: usize,
         /// Dots: MiB for the solver's table (0: sized to the position, at
-        /// most 2048; a larger value is taken up to what the position is
+        /// most 1024; a larger value is taken up to what the position is
         /// worth, 16 GiB for 4x4 from empty).
         #[arg(long, default_value_t = 0)]
         hash: usize,
