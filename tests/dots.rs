@@ -378,7 +378,7 @@ fn the_solver_is_tried_only_when_predicted_to_finish() {
     // 4×4 from empty would take far longer than 5 s: declined at once
     // (trying would run until the deadline).
     let start = Dots::start(&options("4x4"));
-    assert!(start.predicted_solve_seconds(2) > 600.0);
+    assert!(start.predicted_solve_seconds(2) > 60.0);
     let began = Instant::now();
     assert!(start.solve(&budget).is_none());
     assert!(began.elapsed() < Duration::from_secs(4));

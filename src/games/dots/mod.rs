@@ -15,14 +15,16 @@
 //! position with several threads. [`Game::solve`] tries it when
 //! [`Dots::predicted_solve_seconds`] says it fits the budget's time, and
 //! gives up (`None`) when the budget expires all the same. Measured
-//! (release, this 2-core machine, two threads, value and every optimal
-//! move, whole process): random 4×4 positions (only safe lines drawn) with
-//! 30 lines left 0.15–0.66 s, 32 left 1.0–2.1 s, 34 left 8.5–10.9 s (the
-//! solver before its symmetric keys, loony bounds and denser table: 0.3 s,
-//! 2.5–5.4 s and 29–39 s). Each two more lines cost about 5×; 4×4 from
-//! empty takes 300 s (`agon solve --hash 8192`). At 10 s a move (`Threads
-//! 2`, 6 games against `Search alphabeta`, 5–0–1) `go` solved every move
-//! from 32 undrawn lines on (the older solver: from 31; at 30 s, from 33).
+//! (release, a 2-core AMD EPYC machine, two threads, value and every
+//! optimal move, whole process, table allocation included): random 4×4
+//! positions (only safe lines drawn) with 30 lines left 0.05–0.54 s, 32
+//! left 0.56–1.4 s, 34 left 4.0–7.7 s, 35 left 6.4–10.3 s (an Intel
+//! machine before center bias and parity bounds: 0.15–0.66 s, 1.0–2.1 s and
+//! 8.5–10.9 s with 30, 32 and 34 left). Each two more lines cost about 3–5×;
+//! 4×4 from empty takes 81–89 s (`agon solve --game dots --size 4x4`, 1
+//! GiB). At 10 s a move (`Threads 2`, 6 games against `Search
+//! alphabeta`, 5–0–1) `go` solved every move from 32 undrawn lines on with
+//! the solver of 084544e (the older solver: from 31).
 
 mod features;
 pub mod geometry;
@@ -103,11 +105,13 @@ fn score_key(player: Player, score: u8) -> u64 {
 /// A least-squares fit to 42 random 4×4 positions with 26–35 undrawn lines
 /// (0.02–35 s) gave a base of −7.68 (residual spread a factor of 1.5, at
 /// worst 3.3 too low). The solver has since become faster (symmetric keys,
-/// loony bounds, a denser table): on 21 new random positions with 28–34
-/// lines left (0.03–10.9 s) the median base for the same slopes is −7.82
-/// (from −8.25 to −7.58); the base here is 0.28 higher, a factor of 1.9 to
-/// spare.
-const PREDICT_BASE: f64 = -7.54;
+/// loony bounds, a denser table, then center bias and parity bounds): on
+/// 17 new random positions with 30–35 lines left (0.12–10.3 s, `agon
+/// solve` on two threads, AMD EPYC) the median base for the same slopes is
+/// −8.13 (from −8.64 to −7.66, lowest with the most safe lines, so the
+/// slopes err on the cautious side there); the base here is 0.28 higher,
+/// a factor of 1.9 to spare.
+const PREDICT_BASE: f64 = -7.85;
 const PREDICT_PER_SAFE: f64 = 0.262;
 const PREDICT_PER_OTHER: f64 = 0.204;
 
