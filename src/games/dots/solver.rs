@@ -218,10 +218,10 @@ struct Bucket {
 
 /// The solver's transposition table, shared by every thread of a solve
 /// without locks. A slot is one 8-byte word: the key's tag and the
-/// [`Bounds`], written and read whole, so two threads writing at once
+/// bounds, written and read whole, so two threads writing at once
 /// leave one entry or the other, never a mix. The key is exact: a
 /// bijective scramble of the canonical lines gives the bucket (its high
-/// bits) and the tag (its low [`TAG_BITS`] bits), which together are all
+/// bits) and the tag (its low 40 bits), which together are all
 /// of it; a board with more than 40 lines needs `2^(lines - 40)` buckets
 /// for that, which [`Table::new`] grants at the least.
 pub struct Table {
