@@ -574,7 +574,8 @@ impl<'a> Solver<'a> {
             cut = self.try_moves(node, &moves[..safe], true, alpha, beta, &mut best);
         }
         if !cut {
-            let count = self.sacrifices(lines, alpha.max(best.0), &mut moves, &mut best.0);
+            let count =
+                self.sacrifices(lines, remaining, alpha.max(best.0), &mut moves, &mut best.0);
             let count = remove(&mut moves, count, first);
             self.try_moves(node, &moves[..count], false, alpha, beta, &mut best);
         }
@@ -781,9 +782,11 @@ impl<'a> Solver<'a> {
     fn safe_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
         // A line is unsafe when one of its boxes has two sides already.
         let mut unsafe_lines = 0u64;
-        for &sides in &self.geo.box_lines {
-            if (lines & sides).count_ones() >= 2 {
-                unsafe_lines |= sides;
+        let mut box_sides = [0u32; 32];
+        for (count, &box_lines) in box_sides.iter_mut().zip(&self.geo.box_lines) {
+            *count = (lines & box_lines).count_ones();
+            if *count >= 2 {
+                unsafe_lines |= box_lines;
             }
         }
         let mut keyed = [0u64; 64];
@@ -795,7 +798,7 @@ impl<'a> Solver<'a> {
             let sides: u32 = self.geo.line_boxes[line]
                 .iter()
                 .filter(|&&b| b != NO_BOX)
-                .map(|&b| self.geo.sides(lines, b as usize))
+                .map(|&b| box_sides[b as usize])
                 .sum();
             // Nearest the centre first; at equal distance, the line whose
             // boxes have the most sides already (at most four in all, and
@@ -815,11 +818,18 @@ impl<'a> Solver<'a> {
     /// equivalent opening, the fewest boxes handed over first, leaving out
     /// the loony moves that cannot score above `alpha`
     /// ([`Solver::loony_bound`]); `pruned` is raised to the best of their
-    /// bounds (what a fail-low may report for them).
-    fn sacrifices(&self, lines: u64, alpha: i32, out: &mut [u8; 64], pruned: &mut i32) -> usize {
+    /// bounds (what a fail-low may report for them); `remaining` is the
+    /// boxes not yet taken, whose parity every value has.
+    fn sacrifices(
+        &self,
+        lines: u64,
+        remaining: i32,
+        alpha: i32,
+        out: &mut [u8; 64],
+        pruned: &mut i32,
+    ) -> usize {
         let mut keyed = [0u64; 64];
         let mut n = 0;
-        let remaining = self.remaining(lines);
         let mut free = self.geo.full & !lines;
         let components = self.components(lines);
         let mut opened = 0u32;
