@@ -429,6 +429,22 @@ impl<'a> Solver<'a> {
         (!self.aborted).then_some(ok)
     }
 
+    /// What drawing `line` scores (the value for the side to move,
+    /// including the boxes it completes), fail-soft within the window
+    /// `(alpha, beta)`: exact inside it, else a bound on its side. `None`
+    /// when the budget ran out or the search was abandoned.
+    pub fn move_value(&mut self, lines: u64, line: usize, alpha: i32, beta: i32) -> Option<i32> {
+        self.aborted = false;
+        let child = Node::new(self.geo, lines).with(self.geo, line);
+        let gained = self.geo.completes(lines, line) as i32;
+        let value = if gained > 0 {
+            gained + self.search(child, alpha - gained, beta - gained)
+        } else {
+            -self.search(child, -beta, -alpha)
+        };
+        (!self.aborted).then_some(value)
+    }
+
     fn remaining(&self, lines: u64) -> i32 {
         (self.geo.boxes as u32 - self.geo.completed(lines)) as i32
     }
