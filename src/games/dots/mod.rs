@@ -21,8 +21,9 @@
 //! left 0.56–1.4 s, 34 left 4.0–7.7 s, 35 left 6.4–10.3 s (an Intel
 //! machine before center bias and parity bounds: 0.15–0.66 s, 1.0–2.1 s and
 //! 8.5–10.9 s with 30, 32 and 34 left). Each two more lines cost about 3–5×;
-//! 4×4 from empty takes 59–76 s (`agon solve --game dots --size 4x4`, 1
-//! GiB; the same run varies that much on that machine). At 10 s a move
+//! 4×4 from empty takes 54–70 s (`agon solve --game dots --size 4x4`, 1
+//! GiB; four runs, under 60 s in three; the same run varies that much on
+//! that machine). At 10 s a move
 //! (`Threads 2`, `Hash 1024`, 6 games against `Search alphabeta`, 5–0–1)
 //! `go` solved every move from 32 undrawn lines on (and 2 of 3 with 33);
 //! at 30 s a move it solves from 34 undrawn lines, and from 35 when four
