@@ -23,11 +23,10 @@
 //! 8.5–10.9 s with 30, 32 and 34 left). Each two more lines cost about 3–5×;
 //! 4×4 from empty takes 54–70 s (`agon solve --game dots --size 4x4`, 1
 //! GiB; four runs, under 60 s in three; the same run varies that much on
-//! that machine). At 10 s a move
-//! (`Threads 2`, `Hash 1024`, 6 games against `Search alphabeta`, 5–0–1)
-//! `go` solved every move from 32 undrawn lines on (and 2 of 3 with 33);
-//! at 30 s a move it solves from 34 undrawn lines, and from 35 when four
-//! of them are unsafe.
+//! that machine). At 10 s a move (`Threads 2`, `Hash 1024`, 6 games
+//! against `Search alphabeta`, 5–0–1) `go` solved every move from 32
+//! undrawn lines on (and 2 of 3 with 33); at 30 s a move it solves from 34
+//! undrawn lines, and from 35 when four of them are unsafe.
 
 mod features;
 pub mod geometry;
@@ -113,7 +112,9 @@ fn score_key(player: Player, score: u8) -> u64 {
 /// solve` on two threads, AMD EPYC) the median base for the same slopes is
 /// −8.13 (from −8.64 to −7.66, lowest with the most safe lines, so the
 /// slopes err on the cautious side there); the base here is 0.28 higher,
-/// a factor of 1.9 to spare.
+/// a factor of 1.9 to spare. The solver became about 1.2× faster again
+/// after that fit (hard-hearted handouts, handouts the table shows
+/// failing), so the model now errs further on the cautious side.
 const PREDICT_BASE: f64 = -7.85;
 const PREDICT_PER_SAFE: f64 = 0.262;
 const PREDICT_PER_OTHER: f64 = 0.204;

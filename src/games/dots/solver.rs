@@ -429,16 +429,8 @@ impl<'a> Solver<'a> {
     /// side to move, including the boxes it completes): a null-window test.
     /// `None` when the budget ran out or the test was abandoned.
     pub fn move_reaches(&mut self, lines: u64, line: usize, target: i32) -> Option<bool> {
-        self.aborted = false;
-        let child = Node::new(self.geo, lines).with(self.geo, line);
-        let gained = self.geo.completes(lines, line) as i32;
-        let ok = if gained > 0 {
-            let t = target - gained;
-            self.search(child, t - 1, t) >= t
-        } else {
-            self.search(child, -target, -target + 1) <= -target
-        };
-        (!self.aborted).then_some(ok)
+        self.move_value(lines, line, target - 1, target)
+            .map(|value| value >= target)
     }
 
     /// What drawing `line` scores (the value for the side to move,
@@ -612,10 +604,16 @@ impl<'a> Solver<'a> {
             cut = self.try_moves(node, &moves[..safe], true, alpha, beta, &mut best);
         }
         if !cut {
-            let count =
-                self.sacrifices(lines, remaining, alpha.max(best.0), &mut moves, &mut best.0);
-            let count = remove(&mut moves, count, first);
-            let count = keep_undropped(&mut moves, count, dropped);
+            // The table's line was searched first.
+            let skip = dropped | first.map_or(0, |l| 1 << l);
+            let count = self.sacrifices(
+                lines,
+                remaining,
+                alpha.max(best.0),
+                skip,
+                &mut moves,
+                &mut best.0,
+            );
             self.try_moves(node, &moves[..count], false, alpha, beta, &mut best);
         }
         if self.aborted {
@@ -873,12 +871,15 @@ impl<'a> Solver<'a> {
     /// the loony moves that cannot score above `alpha`
     /// ([`Solver::loony_bound`]); `pruned` is raised to the best of their
     /// bounds (what a fail-low may report for them); `remaining` is the
-    /// boxes not yet taken, whose parity every value has.
+    /// boxes not yet taken, whose parity every value has. The lines of the
+    /// set `skip` (searched already, or shown by the table to fail low) are
+    /// left out too, after the equivalent openings they stand for.
     fn sacrifices(
         &self,
         lines: u64,
         remaining: i32,
         alpha: i32,
+        skip: u64,
         out: &mut [u8; 64],
         pruned: &mut i32,
     ) -> usize {
@@ -893,7 +894,10 @@ impl<'a> Solver<'a> {
             let safe = self.geo.line_boxes[line]
                 .iter()
                 .all(|&b| b == NO_BOX || self.geo.sides(lines, b as usize) < 2);
-            if safe || self.redundant_opening(line, &components, &mut opened) {
+            if safe
+                || self.redundant_opening(line, &components, &mut opened)
+                || skip >> line & 1 == 1
+            {
                 continue;
             }
             if let Some(bound) = self.loony_bound(line, &components, remaining)
@@ -980,9 +984,10 @@ impl<'a> Solver<'a> {
     }
 
     /// The most the side to move can get by drawing `line` when it opens
-    /// a long chain or a loop (a loony move): the opponent can take every box offered and
-    /// move next, or all but the last two of a chain (four of a loop) and
-    /// make the mover move next in the same position, so it gets at least
+    /// a long chain or a loop (a loony move): the opponent can take every
+    /// box offered and move next, or all but the last two of a chain (four
+    /// of a loop) and make the mover move next in the same position, so it
+    /// gets at least
     /// `size - 2` (`size - 4`) whatever that position is worth; and since
     /// a value has the parity of the `remaining` boxes, one less when that
     /// bound has the other parity (4×4, four positions with 32 lines left
@@ -1114,19 +1119,6 @@ fn centrality(geo: &Geometry) -> [u32; 64] {
 #[inline]
 fn order_key(first: u32, history: u32, line: usize) -> u64 {
     u64::from(first.min(0xFF_FFFF)) << 40 | u64::from(u32::MAX - history) << 8 | line as u64
-}
-
-/// Removes the lines of the set `dropped` from the first `count` of
-/// `moves`, keeping the order of the others; returns the new count.
-fn keep_undropped(moves: &mut [u8; 64], count: usize, dropped: u64) -> usize {
-    let mut kept = 0;
-    for i in 0..count {
-        if dropped >> moves[i] & 1 == 0 {
-            moves[kept] = moves[i];
-            kept += 1;
-        }
-    }
-    kept
 }
 
 /// Removes `line` (if given) from the first `count` of `moves`, keeping
