@@ -21,12 +21,13 @@
 //! left 0.56–1.4 s, 34 left 4.0–7.7 s, 35 left 6.4–10.3 s (an Intel
 //! machine before center bias and parity bounds: 0.15–0.66 s, 1.0–2.1 s and
 //! 8.5–10.9 s with 30, 32 and 34 left). Each two more lines cost about 3–5×;
-//! 4×4 from empty takes 54–70 s (`agon solve --game dots --size 4x4`, 1
-//! GiB; four runs, under 60 s in three; the same run varies that much on
-//! that machine). At 10 s a move (`Threads 2`, `Hash 1024`, 6 games
-//! against `Search alphabeta`, 5–0–1) `go` solved every move from 32
-//! undrawn lines on (and 2 of 3 with 33); at 30 s a move it solves from 34
-//! undrawn lines, and from 35 when four of them are unsafe.
+//! 4×4 from empty takes 45.7–49.3 s (`agon solve --game dots --size 4x4`,
+//! 1 GiB; six runs in one evening; the build before, six runs the same
+//! evening: 47.8–62.8 s, the slowest the first of them: the same run
+//! varies that much on that machine). At 10 s a move (`Threads 2`, `Hash
+//! 1024`, 6 games against `Search alphabeta`, 5–0–1) `go` solved every
+//! move from 32 undrawn lines on (and 2 of 3 with 33); at 30 s a move it
+//! solves from 34 undrawn lines, and from 35 when four of them are unsafe.
 
 mod features;
 pub mod geometry;
@@ -114,7 +115,10 @@ fn score_key(player: Player, score: u8) -> u64 {
 /// slopes err on the cautious side there); the base here is 0.28 higher,
 /// a factor of 1.9 to spare. The solver became about 1.2× faster again
 /// after that fit (hard-hearted handouts, handouts the table shows
-/// failing), so the model now errs further on the cautious side.
+/// failing); the same 17 and five more with 34–37 lines left, solved
+/// again then (0.12–72.8 s), give a median base of −8.28 but −7.72 and
+/// −7.83 at worst (a position with 37 lines left took 72.8 s, more than
+/// 4×4 from empty: it has no symmetry), so the base stays.
 const PREDICT_BASE: f64 = -7.85;
 const PREDICT_PER_SAFE: f64 = 0.262;
 const PREDICT_PER_OTHER: f64 = 0.204;
