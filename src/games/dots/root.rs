@@ -14,12 +14,13 @@
 //! first line is worth 0: 0.95× the time of the two tests, two pairs of
 //! solves). Threads take the classes of a round from a shared counter; a
 //! thread that finds none left joins a test still running (the two share
-//! the table, and a helper breaks the move order's last ties at random),
-//! and the first answer abandons the other. All threads share one
-//! [`Table`], which keeps what every test proved for the next ones. The
-//! helpers' orders differ only in those ties; a helper that broke the
-//! center bias's ties the other way made 4×4 from empty 1.33× slower (two
-//! pairs of solves): a good order matters more there than a different one.
+//! the table; every thread but the first breaks the move order's last ties
+//! at random, so the two search in different orders), and the first answer
+//! abandons the other. All threads share one [`Table`], which keeps what
+//! every test proved for the next ones. The threads' orders differ only in
+//! those ties; a helper that broke the center bias's ties the other way
+//! made 4×4 from empty 1.33× slower (two pairs of solves): a good order
+//! matters more there than a different one.
 
 use super::geometry::Geometry;
 use super::solver::{Solver, Table};

@@ -375,8 +375,8 @@ pub struct Solver<'a> {
     budget: Option<&'a SolveBudget<'a>>,
     aborted: bool,
     /// The last key of the move order, which breaks the ties left by the
-    /// others: zero for the main thread, random for helpers so that they
-    /// search in a different order ([`Solver::vary_order`]).
+    /// others: zero for the first thread, random for the others so that
+    /// they search in a different order ([`Solver::vary_order`]).
     tiebreak: [u32; 64],
     /// Each line's squared distance from the centre of the board (in half
     /// box widths), the first key of the safe lines' order.
@@ -831,7 +831,7 @@ impl<'a> Solver<'a> {
     }
 
     /// The lines that give no box a third side, those nearest the centre
-    /// first, then those whose boxes have the most sides, then by history.
+    /// first, then those whose boxes have the most sides, then by the tie-break.
     /// Returns the count.
     fn safe_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
         // A line is unsafe when one of its boxes has two sides already.
