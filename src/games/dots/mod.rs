@@ -26,9 +26,10 @@
 //! evening: 47.8–62.8 s, the slowest the first of them: the same run
 //! varies that much on that machine). At 10 s a move (`Threads 2`, `Hash
 //! 1024`, 6 games against `Search alphabeta`: 6–0–0 with this build, 5–0–1
-//! with one 1.3× slower) `go` solved every move from 33 undrawn lines on
-//! (from 32, and 2 of 3 with 33, with the slower build); at 30 s a move it
-//! solves from 34 undrawn lines, and from 35 when four of them are unsafe.
+//! with one about 1.2× slower) `go` solved every move from 33 undrawn
+//! lines on (from 32, and 2 of 3 with 33, with the slower build); at 30 s a
+//! move it solves from 34 undrawn lines, and from 35 when four of them are
+//! unsafe.
 
 mod features;
 pub mod geometry;
