@@ -213,11 +213,11 @@ fn classes(geo: &'static Geometry, lines: u64) -> Vec<Class> {
     classes
 }
 
-/// One round: `test` (a solver and a line of the class: an answer, or
-/// `None` when given up) on each candidate class, by `threads` threads.
-/// With `stop_at_reached`, the round stops at the first [`REACHED`] (the
-/// others may stay [`UNKNOWN`]). `None` when the budget ran out.
 impl Run<'_> {
+    /// One round: `test` (a solver and a line of the class: an answer, or
+    /// `None` when given up) on each candidate class, by `threads` threads.
+    /// With `stop_at_reached`, the round stops at the first [`REACHED`]
+    /// (the others may stay [`UNKNOWN`]). `None` when the budget ran out.
     fn round(
         &self,
         candidates: &[usize],

@@ -590,8 +590,11 @@ impl<'a> Solver<'a> {
                 return v;
             }
             // The table's line is no better than the others once the
-            // table shows that it fails.
-            if first_is_safe && !first.is_some_and(|l| moves[..safe].contains(&l)) {
+            // table shows that it fails (a safe line dropped by the scan, or
+            // a handout dropped).
+            let shown_failing =
+                |l: u8| (first_is_safe && !moves[..safe].contains(&l)) || dropped >> l & 1 == 1;
+            if first.is_some_and(shown_failing) {
                 first = None;
             }
         }
@@ -831,8 +834,8 @@ impl<'a> Solver<'a> {
     }
 
     /// The lines that give no box a third side, those nearest the centre
-    /// first, then those whose boxes have the most sides, then by the tie-break.
-    /// Returns the count.
+    /// first, then those whose boxes have the most sides, then by the
+    /// tie-break. Returns the count.
     fn safe_moves(&self, lines: u64, out: &mut [u8; 64]) -> usize {
         // A line is unsafe when one of its boxes has two sides already.
         let mut unsafe_lines = 0u64;
@@ -989,11 +992,11 @@ impl<'a> Solver<'a> {
     /// a long chain or a loop (a loony move): the opponent can take every
     /// box offered and move next, or all but the last two of a chain (four
     /// of a loop) and make the mover move next in the same position, so it
-    /// gets at least
-    /// `size - 2` (`size - 4`) whatever that position is worth; and since
-    /// a value has the parity of the `remaining` boxes, one less when that
-    /// bound has the other parity (4×4, four positions with 32 lines left
-    /// and one with 34: 82.4 M → 76.2 M nodes). `None` for other lines.
+    /// gets at least `size - 2` (`size - 4`) whatever that position is
+    /// worth; and since a value has the parity of the `remaining` boxes,
+    /// one less when that bound has the other parity (4×4, four positions
+    /// with 32 lines left and one with 34: 82.4 M → 76.2 M nodes). `None`
+    /// for other lines.
     fn loony_bound(&self, line: usize, components: &Components, remaining: i32) -> Option<i32> {
         let (c, _) = components.opened_by(self.geo, line)?;
         let size = i32::from(components.sizes[c as usize]);
