@@ -392,7 +392,7 @@ static SYMMETRIES: [[u8; SQUARES]; 8] = {
 
 /// Bonus of the side to move: it converts pieces before the opponent can,
 /// so a static count underrates it, and evaluations of odd and even depths
-/// (compared whenever a reduction or a null move changes the parity)
+/// (compared whenever a reduction changes the parity)
 /// otherwise differ by 300 and more. Measured at 50 ms per move against
 /// the build before it (balanced openings, 100 games unless said): 150
 /// against none 43-14-3 (60 games, with the new search); 150 per piece
