@@ -310,9 +310,10 @@ impl GameOptions for AtaxxOptions {
 ///
 /// No null-move pruning (as Zataxx has none): without it the search needs
 /// fewer nodes to the same depth (60 middlegame positions, `go depth 11`:
-/// 6.50 M against 7.03 M nodes; the null-move searches rarely cut here),
-/// and it won its match against the build with it (issue 10's notes:
-/// 50 ms per move, 220 – 177 – 19 in 416 games, +36 ± 33 Elo).
+/// 6.50 M against 7.03 M nodes: the null-move searches cost more nodes
+/// than their cutoffs save here), and it won its match against the build
+/// with it (issue 10's notes: 50 ms per move, 220 – 177 – 19 in 416
+/// games, +36 ± 33 Elo).
 ///
 /// The reverse-futility and futility margins are Zataxx's divided by 2.5
 /// (in the same formulas), and the aspiration window is narrower than its
@@ -392,8 +393,8 @@ static SYMMETRIES: [[u8; SQUARES]; 8] = {
 
 /// Bonus of the side to move: it converts pieces before the opponent can,
 /// so a static count underrates it, and evaluations of odd and even depths
-/// (compared whenever a reduction changes the parity)
-/// otherwise differ by 300 and more. Measured at 50 ms per move against
+/// (compared whenever a reduction changes the parity) otherwise differ by
+/// 300 and more. Measured at 50 ms per move against
 /// the build before it (balanced openings, 100 games unless said): 150
 /// against none 43-14-3 (60 games, with the new search); 150 per piece
 /// the mover could convert at once instead of a constant lost 28-30-2
