@@ -428,7 +428,10 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The position after a "null move" (the opponent to move, nothing
     /// else changed), for null-move pruning. `None` where a null move means
     /// nothing: inside a multi-operation turn, in games where passing is
-    /// unnatural, or when the game is over.
+    /// unnatural, or when the game is over. Only games whose
+    /// [`SearchTuning`](crate::search::tuning::SearchTuning) turns null
+    /// moves on need it (Ataxx searches better without them, so it keeps
+    /// this default).
     fn null_move(&self) -> Option<Self> {
         None
     }

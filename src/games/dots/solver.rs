@@ -411,11 +411,11 @@ impl<'a> Solver<'a> {
             return;
         }
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        for h in &mut self.tiebreak {
+        for tie in &mut self.tiebreak {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            *h = (state & 0xFF) as u32;
+            *tie = (state & 0xFF) as u32;
         }
     }
 
@@ -593,7 +593,7 @@ impl<'a> Solver<'a> {
             // table shows that it fails (a safe line dropped by the scan, or
             // a handout dropped).
             let shown_failing =
-                |l: u8| (first_is_safe && !moves[..safe].contains(&l)) || dropped >> l & 1 == 1;
+                |l: u8| (first_is_safe && !moves[..safe].contains(&l)) || (dropped >> l) & 1 == 1;
             if first.is_some_and(shown_failing) {
                 first = None;
             }
