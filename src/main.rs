@@ -165,6 +165,10 @@ struct TrainArgs {
     /// record; games without symmetries: one either way).
     #[arg(long)]
     no_symmetries: bool,
+    /// Start from this network (an `agon train` file for the same game,
+    /// --hidden, --buckets and --scale) instead of random weights.
+    #[arg(long, value_name = "NET")]
+    init: Option<PathBuf>,
 }
 
 /// Arguments of `agon datagen`.
@@ -826,6 +830,12 @@ impl GameVisitor for TrainArgs {
             seed: self.seed,
             threads: self.threads,
             symmetries: !self.no_symmetries,
+            start: match &self.init {
+                Some(path) => Some(std::sync::Arc::new(agon::network::Network::load_for::<G>(
+                    &path.to_string_lossy(),
+                )?)),
+                None => None,
+            },
         };
         tools::train::run::<G>(&self.data, &self.out, &config, &mut |line| {
             println!("{line}")

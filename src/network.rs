@@ -171,6 +171,22 @@ impl Network {
         })
     }
 
+    /// A copy of the quantised parameters ([`Network::from_parts`]'s
+    /// input), for a trainer that starts from this network.
+    pub fn to_parts(&self) -> NetworkParts {
+        NetworkParts {
+            game: self.game.clone(),
+            inputs: self.inputs,
+            hidden: self.hidden,
+            buckets: self.buckets,
+            scale: self.scale,
+            input_weights: self.input_weights.clone(),
+            hidden_bias: self.hidden_bias.clone(),
+            output_weights: self.output_weights.clone(),
+            output_bias: self.output_bias.clone(),
+        }
+    }
+
     /// The game whose inputs this network reads.
     pub fn game(&self) -> &str {
         &self.game

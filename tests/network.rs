@@ -77,6 +77,7 @@ fn small_config() -> TrainConfig {
         seed: 7,
         threads: 1,
         symmetries: false,
+        start: None,
     }
 }
 
@@ -807,4 +808,71 @@ fn cached_evaluations_are_the_networks_own() {
         checked >= 20,
         "only {checked} positions without a game-ending move"
     );
+}
+
+#[test]
+fn a_quantised_network_read_back_as_floats_quantises_to_itself() {
+    let (network, _) = trained();
+    let quantised = network.quantise().expect("quantise");
+    let again = FloatNetwork::from_quantised(&quantised)
+        .quantise()
+        .expect("quantise again");
+    assert_eq!(again, quantised);
+}
+
+#[test]
+fn training_goes_on_from_a_starting_network() {
+    let (network, _) = trained();
+    let start = Arc::new(network.quantise().expect("quantise"));
+    let held_out = material_samples(&random_positions(2000, 2), &small_config());
+    let starting_loss = FloatNetwork::from_quantised(&start).loss(&held_out);
+    // One short epoch on other positions at a rate too small to move the
+    // weights much: the result is still the trained network, far better
+    // than the same epoch from random weights.
+    let config = TrainConfig {
+        epochs: 1,
+        learning_rate: 1e-6,
+        ..small_config()
+    };
+    let samples = material_samples(&random_positions(2000, 9), &config);
+    let continued = |start: Option<Arc<Network>>| {
+        let config = TrainConfig {
+            start,
+            ..config.clone()
+        };
+        train::train_float::<Ataxx>(&samples, &config, &mut |_| {})
+            .expect("training")
+            .loss(&held_out)
+    };
+    let from_start = continued(Some(start.clone()));
+    let from_random = continued(None);
+    assert!(
+        (from_start - starting_loss).abs() < starting_loss / 10.0,
+        "continued {from_start:.6}, start {starting_loss:.6}"
+    );
+    assert!(
+        from_start < from_random / 10.0,
+        "continued {from_start:.6}, from random weights {from_random:.6}"
+    );
+}
+
+#[test]
+fn a_starting_network_of_another_shape_is_refused() {
+    let (network, _) = trained();
+    let start = Some(Arc::new(network.quantise().expect("quantise")));
+    let samples = material_samples(&random_positions(200, 3), &small_config());
+    let wider = TrainConfig {
+        hidden: 32,
+        start: start.clone(),
+        ..small_config()
+    };
+    let error = train::train::<Ataxx>(&samples, &wider, &mut |_| {}).unwrap_err();
+    assert!(error.contains("hidden units 16"), "{error}");
+    let rescaled = TrainConfig {
+        scale: 200.0,
+        start,
+        ..small_config()
+    };
+    let error = train::train::<Ataxx>(&samples, &rescaled, &mut |_| {}).unwrap_err();
+    assert!(error.contains("scale 400"), "{error}");
 }

@@ -85,6 +85,11 @@ pub struct TrainConfig {
     /// its position under the board's symmetries
     /// ([`Game::symmetric_images`]).
     pub symmetries: bool,
+    /// A network to start from instead of random weights (`agon train
+    /// --init`): training goes on from where it stopped, on new data or
+    /// at a lower rate. It must fit the game and have `hidden`, `buckets`
+    /// and `scale` as configured.
+    pub start: Option<Arc<Network>>,
 }
 
 impl Default for TrainConfig {
@@ -102,6 +107,7 @@ impl Default for TrainConfig {
             seed: 1,
             threads: 0,
             symmetries: true,
+            start: None,
         }
     }
 }
@@ -585,6 +591,34 @@ impl FloatNetwork {
             hidden_bias: vec![0.0; hidden],
             output_weights: uniform(second, config.buckets * hidden),
             output_bias: vec![0.0; config.buckets],
+        }
+    }
+
+    /// The float network a quantised one stands for: each integer divided
+    /// by its layer's factor (the inverse of [`FloatNetwork::quantise`],
+    /// exact up to the rounding the file kept).
+    pub fn from_quantised(network: &Network) -> FloatNetwork {
+        let parts = network.to_parts();
+        let to_f32 = |layer: &[i16], factor: i32| -> Vec<f32> {
+            layer
+                .iter()
+                .map(|&w| f32::from(w) / factor as f32)
+                .collect()
+        };
+        FloatNetwork {
+            game: parts.game,
+            inputs: parts.inputs,
+            hidden: parts.hidden,
+            buckets: parts.buckets,
+            scale: parts.scale as f32,
+            input_weights: to_f32(&parts.input_weights, QA),
+            hidden_bias: to_f32(&parts.hidden_bias, QA),
+            output_weights: to_f32(&parts.output_weights, QB),
+            output_bias: parts
+                .output_bias
+                .iter()
+                .map(|&b| (f64::from(b) / f64::from(QA * QB)) as f32)
+                .collect(),
         }
     }
 
@@ -1218,6 +1252,11 @@ pub fn run<G: Game>(
     config: &TrainConfig,
     report: &mut dyn FnMut(&str),
 ) -> Result<(), String> {
+    // Before the records are read: a wrong starting network is cheap to
+    // tell and would otherwise cost the minutes that reading takes.
+    if let (Some(start), Some(inputs)) = (&config.start, G::network_inputs()) {
+        check_start(start, G::NAME, inputs, config)?;
+    }
     let mut records = Vec::new();
     for path in data {
         let bytes =
@@ -1296,6 +1335,58 @@ fn train_held_out<G: Game>(
     })
 }
 
+/// The float form of `start`, or why training cannot go on from it.
+fn starting_network(
+    start: &Network,
+    game: &str,
+    inputs: usize,
+    config: &TrainConfig,
+) -> Result<FloatNetwork, String> {
+    check_start(start, game, inputs, config)?;
+    Ok(FloatNetwork::from_quantised(start))
+}
+
+/// Whether training can go on from `start`: it must read this game's
+/// inputs and have the configured shape and scale (a different scale
+/// would change what every output means).
+fn check_start(
+    start: &Network,
+    game: &str,
+    inputs: usize,
+    config: &TrainConfig,
+) -> Result<(), String> {
+    let mismatch = |what: &str, has: String, wanted: String| {
+        Err(format!(
+            "starting network: {what} {has}, the training wants {wanted}"
+        ))
+    };
+    if start.game() != game || start.inputs() != inputs {
+        return mismatch(
+            "game and inputs",
+            format!("{} ({})", start.game(), start.inputs()),
+            format!("{game} ({inputs})"),
+        );
+    }
+    if start.hidden() != config.hidden {
+        return mismatch(
+            "hidden units",
+            start.hidden().to_string(),
+            config.hidden.to_string(),
+        );
+    }
+    if start.buckets() != config.buckets {
+        return mismatch(
+            "output buckets",
+            start.buckets().to_string(),
+            config.buckets.to_string(),
+        );
+    }
+    if start.scale() as f32 != config.scale {
+        return mismatch("scale", start.scale().to_string(), config.scale.to_string());
+    }
+    Ok(())
+}
+
 /// Splits the sample numbers into training and validation: a random share
 /// `validation_share` of the records is held out, each with all its
 /// samples (images of one position never straddle the split).
@@ -1353,7 +1444,13 @@ impl<'a> Trainer<'a> {
         u32::try_from(samples.len()).map_err(|_| "too many samples")?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
         let mean_active = samples.total_inputs() as f32 / samples.len() as f32;
-        let network = FloatNetwork::random(game, inputs, config, mean_active, &mut rng);
+        // Drawn either way, so that the split and the shuffles are the same
+        // with and without a starting network.
+        let random = FloatNetwork::random(game, inputs, config, mean_active, &mut rng);
+        let network = match &config.start {
+            Some(start) => starting_network(start, game, inputs, config)?,
+            None => random,
+        };
         let (train, validation) = split_by_record(samples, config.validation_share, &mut rng);
         if train.is_empty() {
             return Err("no samples left for training after the validation split".into());
