@@ -1254,9 +1254,7 @@ pub fn run<G: Game>(
 ) -> Result<(), String> {
     // Before the records are read: a wrong starting network is cheap to
     // tell and would otherwise cost the minutes that reading takes.
-    if let (Some(start), Some(inputs)) = (&config.start, G::network_inputs()) {
-        check_start(start, G::NAME, inputs, config)?;
-    }
+    check_start::<G>(config)?;
     let mut records = Vec::new();
     for path in data {
         let bytes =
@@ -1312,6 +1310,7 @@ fn train_held_out<G: Game>(
     report: &mut dyn FnMut(&str),
 ) -> Result<Trained, String> {
     config.check()?;
+    check_start::<G>(config)?;
     let inputs = G::network_inputs().ok_or(format!("{} has no network inputs", G::NAME))?;
     if samples.is_empty() {
         return Err("no training samples".into());
@@ -1335,38 +1334,22 @@ fn train_held_out<G: Game>(
     })
 }
 
-/// The float form of `start`, or why training cannot go on from it.
-fn starting_network(
-    start: &Network,
-    game: &str,
-    inputs: usize,
-    config: &TrainConfig,
-) -> Result<FloatNetwork, String> {
-    check_start(start, game, inputs, config)?;
-    Ok(FloatNetwork::from_quantised(start))
-}
-
-/// Whether training can go on from `start`: it must read this game's
-/// inputs and have the configured shape and scale (a different scale
-/// would change what every output means).
-fn check_start(
-    start: &Network,
-    game: &str,
-    inputs: usize,
-    config: &TrainConfig,
-) -> Result<(), String> {
+/// Whether training can go on from the configured starting network (if
+/// any): it must fit game `G` ([`Network::check_fits`]) and have the
+/// configured shape and scale (a different scale would change what every
+/// output means).
+fn check_start<G: Game>(config: &TrainConfig) -> Result<(), String> {
+    let Some(start) = &config.start else {
+        return Ok(());
+    };
+    start
+        .check_fits::<G>()
+        .map_err(|e| format!("starting network: {e}"))?;
     let mismatch = |what: &str, has: String, wanted: String| {
         Err(format!(
             "starting network: {what} {has}, the training wants {wanted}"
         ))
     };
-    if start.game() != game || start.inputs() != inputs {
-        return mismatch(
-            "game and inputs",
-            format!("{} ({})", start.game(), start.inputs()),
-            format!("{game} ({inputs})"),
-        );
-    }
     if start.hidden() != config.hidden {
         return mismatch(
             "hidden units",
@@ -1430,7 +1413,7 @@ struct Trainer<'a> {
 }
 
 impl<'a> Trainer<'a> {
-    /// A fresh run: random weights, and the records split into training and
+    /// A run: random weights (or the checked starting network), and the records split into training and
     /// validation by a seeded shuffle (each with all its samples); one
     /// gradient buffer per thread.
     fn new(
@@ -1447,10 +1430,10 @@ impl<'a> Trainer<'a> {
         // Drawn either way, so that the split and the shuffles are the same
         // with and without a starting network.
         let random = FloatNetwork::random(game, inputs, config, mean_active, &mut rng);
-        let network = match &config.start {
-            Some(start) => starting_network(start, game, inputs, config)?,
-            None => random,
-        };
+        let network = config
+            .start
+            .as_deref()
+            .map_or(random, FloatNetwork::from_quantised);
         let (train, validation) = split_by_record(samples, config.validation_share, &mut rng);
         if train.is_empty() {
             return Err("no samples left for training after the validation split".into());
