@@ -429,9 +429,8 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// else changed), for null-move pruning. `None` where a null move means
     /// nothing: inside a multi-operation turn, in games where passing is
     /// unnatural, or when the game is over. Only games whose
-    /// [`SearchTuning`](crate::search::tuning::SearchTuning) turns null
-    /// moves on need it (Ataxx searches better without them, so it keeps
-    /// this default).
+    /// [`SearchTuning`] turns null moves on need it (Ataxx searches better
+    /// without them, so it keeps this default).
     fn null_move(&self) -> Option<Self> {
         None
     }

@@ -1413,7 +1413,8 @@ struct Trainer<'a> {
 }
 
 impl<'a> Trainer<'a> {
-    /// A run: random weights (or the checked starting network), and the records split into training and
+    /// A run from random weights (or from the starting network, checked
+    /// by [`check_start`]), with the records split into training and
     /// validation by a seeded shuffle (each with all its samples); one
     /// gradient buffer per thread.
     fn new(
