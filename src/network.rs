@@ -433,10 +433,12 @@ impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
         let Some(end) = end else {
+            // Name the size the next field needs, not where it starts: a
+            // file cut inside a weight block is far longer than the header.
             return Err(format!(
-                "network file truncated ({} bytes, needs more than {})",
+                "network file truncated ({} bytes, the next field needs {})",
                 self.bytes.len(),
-                self.at
+                self.at.saturating_add(n)
             ));
         };
         let slice = &self.bytes[self.at..end];

@@ -577,6 +577,20 @@ fn truncated_network_files_are_refused() {
 }
 
 #[test]
+fn a_truncated_file_error_names_the_size_the_next_field_needs() {
+    let bytes = trained().0.quantise().expect("quantise").to_bytes();
+    let cut = bytes.len() / 2;
+    let error = Network::from_bytes(&bytes[..cut]).expect_err("half a file");
+    let needed: usize = error
+        .rsplit(' ')
+        .next()
+        .and_then(|last| last.trim_end_matches(')').parse().ok())
+        .unwrap_or_else(|| panic!("no size at the end of {error:?}"));
+    assert!(error.contains(&format!("({cut} bytes")), "{error}");
+    assert!(needed > cut && needed <= bytes.len(), "{error}");
+}
+
+#[test]
 fn damaged_network_files_are_refused() {
     for bytes in [
         tiny_network().to_bytes(),
