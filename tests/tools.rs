@@ -688,14 +688,18 @@ fn score_adjudication_only_cuts_games_short() {
         resign: Some(resign),
         draw: None,
     }));
+    let mut resignations = 0;
     for (whole, short) in full.records.iter().zip(&cut.records) {
-        assert!(
-            short.reason.starts_with("score adjudication: ") && short.reason.contains(" resigns "),
-            "{} / full: {} {:?}",
-            short.reason,
-            whole.reason,
-            whole.moves
-        );
+        if !short.reason.starts_with("score adjudication: ") {
+            // A game can end by the rules before either side's scores have
+            // stayed low long enough; then adjudication changed nothing.
+            assert_eq!(short.reason, whole.reason);
+            assert_eq!(short.moves, whole.moves);
+            assert_eq!(short.outcome, whole.outcome);
+            continue;
+        }
+        resignations += 1;
+        assert!(short.reason.contains(" resigns "), "{}", short.reason);
         // The same players play the same moves until the resignation.
         assert!(short.moves.len() < whole.moves.len());
         assert_eq!(short.moves[..], whole.moves[..short.moves.len()]);
@@ -713,6 +717,7 @@ fn score_adjudication_only_cuts_games_short() {
         };
         assert_eq!(short.outcome, Outcome::Win(winner), "{}", short.reason);
     }
+    assert!(resignations > 0, "no game was adjudicated");
     let text: String = cut.records.iter().map(|r| r.to_line() + "\n").collect();
     let replayed = replay(&text).expect("replays");
     assert!(replayed.errors.is_empty(), "{:?}", replayed.errors);
