@@ -146,13 +146,67 @@ impl OptionSpec {
     }
 }
 
-/// Parses a `check` option value.
+// The option-value parsers: one per kind of value, shared by the engine's
+// options and every game's, so that a value is read the same way whatever
+// option it is for (protocol.md, "Option values"). Words (check and combo
+// values, games) are matched case-insensitively; integers are decimal
+// digits (leading zeros allowed, no sign but a `-` where negatives are);
+// lists are items separated by one character, each item trimmed and none
+// empty (so a trailing separator is an error).
+
+/// Parses a `check` option value: `true` or `false`, in any case.
 pub fn parse_check(name: &str, value: &str) -> Result<bool, String> {
     match value.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
         _ => Err(format!("option {name} takes true or false, not '{value}'")),
     }
+}
+
+/// Parses a `spin` option value within `min..=max`.
+pub fn parse_spin(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
+    let usage = || format!("option {name} takes an integer from {min} to {max}, not '{value}'");
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(usage());
+    }
+    let number: i64 = value.parse().map_err(|_| usage())?;
+    if number < min || number > max {
+        return Err(format!(
+            "option {name} must be from {min} to {max}, not {number}"
+        ));
+    }
+    Ok(number)
+}
+
+/// Parses a `combo` option value: one of `vars`, in any case; returns the
+/// value as announced.
+pub fn parse_combo(name: &str, value: &str, vars: &[&'static str]) -> Result<&'static str, String> {
+    vars.iter()
+        .find(|var| var.eq_ignore_ascii_case(value))
+        .copied()
+        .ok_or_else(|| format!("option {name} takes {}, not '{value}'", alternatives(vars)))
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn alternatives(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [head @ .., last] => format!("{} or {last}", head.join(", ")),
+    }
+}
+
+/// Splits a list option value at `separator`, each item trimmed; an empty
+/// item (an empty value, a doubled or trailing separator) is an error.
+pub fn split_list<'a>(name: &str, value: &'a str, separator: char) -> Result<Vec<&'a str>, String> {
+    let items: Vec<&str> = value.split(separator).map(str::trim).collect();
+    if items.iter().any(|item| item.is_empty()) {
+        return Err(format!(
+            "option {name}: '{value}' has an empty item (items are separated by '{separator}')"
+        ));
+    }
+    Ok(items)
 }
 
 /// The options of one game (`Rules`, `Size`, `Heaps`, …).

@@ -105,8 +105,13 @@ fn start_position_and_options() {
         format!("5x5 {} 0 0 x", "0".repeat(60))
     );
     assert_eq!(Dots::start(&options("2x3")).count_moves(), 17);
-    for bad in ["0x3", "6x1", "3", "3x", "x3", "3x3x3", "3X3", "-1x2", ""] {
+    for bad in ["0x3", "6x1", "3", "3x", "x3", "3x3x3", "-1x2", "+2x2", ""] {
         assert!(DotsOptions::default().set("Size", bad).is_err(), "{bad}");
+    }
+    // Read as every option value is: the separator in any case, blanks
+    // around the numbers ignored, leading zeros allowed.
+    for good in ["2X3", "2 x 3", "02x3"] {
+        assert_eq!(Dots::start(&options(good)).count_moves(), 17, "{good}");
     }
     assert!(DotsOptions::default().set("Sizes", "3x3").is_err());
     // The size in a position string wins over the option.

@@ -949,3 +949,122 @@ fn secret_game_through_a_forwarding_runner(hidden: &str, own_option: [&str; 2]) 
         "{hidden}: only {substitutions} substitutions in {moves:?}"
     );
 }
+
+/// The `time` of the last `info` line before `bestmove`.
+fn last_info_time(lines: &[String]) -> u64 {
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap_or_else(|| panic!("no info line: {lines:?}"));
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.iter().position(|&w| w == "time").expect("time field");
+    words[at + 1].parse().expect("a number of ms")
+}
+
+#[test]
+fn hash_is_made_at_setoption_not_inside_the_next_search() {
+    // `setoption name Hash value 1024` then `go movetime 50` at once used to
+    // report `time 1437`: the table was made inside the search's time. The
+    // largest table this test can afford to fill quickly:
+    let mut d = Driver::new();
+    d.send("ugi");
+    d.send("setoption name Hash value 256");
+    let lines = d.search("go movetime 50");
+    let time = last_info_time(&lines);
+    assert!(time <= 150, "the search took {time} ms: {lines:?}");
+    // The same for a new game chosen with `Game`, whose table is made then.
+    d.send("setoption name Game value yote");
+    let lines = d.search("go movetime 50");
+    let time = last_info_time(&lines);
+    assert!(time <= 150, "the search took {time} ms: {lines:?}");
+}
+
+#[test]
+fn an_empty_value_is_a_string_options_default_and_an_error_elsewhere() {
+    let mut d = Driver::new();
+    d.send("setoption name Rules value standard");
+    let before = d.send("query fen");
+    // `Rules` (combo), `Misere` (check), `Team` (spin) and the engine's
+    // options need a value: an empty one used to reset `Rules` silently.
+    for name in [
+        "Rules", "Misere", "Team", "Hash", "Threads", "Search", "Game",
+    ] {
+        for empty in [
+            format!("setoption name {name} value"),
+            format!("setoption name {name}"),
+            format!("setoption name {name} value <empty>"),
+        ] {
+            let out = d.send(&empty);
+            assert_eq!(out.len(), 1, "{empty}: {out:?}");
+            assert!(
+                out[0].starts_with(&format!("info string error: option {name} needs a value")),
+                "{empty}: {out:?}"
+            );
+        }
+    }
+    assert_eq!(d.send("query fen"), before, "nothing changed");
+    d.send("setoption name Rules value STANDARD");
+    assert_eq!(d.send("query fen"), before);
+    // String options: an empty value is their default.
+    d.send("setoption name Game value nim");
+    assert!(d.send("setoption name Heaps value 2/2").is_empty());
+    assert_eq!(d.send("query fen"), ["response 2/2 x"]);
+    assert!(d.send("setoption name Heaps value").is_empty());
+    assert_eq!(d.send("query fen"), ["response 3/4/5 x"]);
+    d.send("setoption name Game value ctor");
+    d.send("setoption name SecretX value 1,2,3,4,5");
+    assert!(d.send("setoption name SecretX value <empty>").is_empty());
+    assert_eq!(d.send("query secrets"), ["response x - o -"]);
+}
+
+#[test]
+fn every_option_value_is_read_by_one_parser_per_kind() {
+    let mut d = Driver::new();
+    let error = |out: Vec<String>| out.len() == 1 && out[0].starts_with("info string error:");
+    // Integers: digits, leading zeros allowed, no sign.
+    assert!(error(d.send("setoption name Threads value +2")));
+    assert!(error(d.send("setoption name Hash value 8.0")));
+    assert!(d.send("setoption name Hash value 08").is_empty());
+    d.send("setoption name Game value ctor");
+    assert!(d.send("setoption name Team value 02").is_empty());
+    assert!(d.send("query fen")[0].ends_with("x 1 0/0/0/0 0"));
+    assert!(error(d.send("setoption name Team value +2")));
+    assert!(d.send("setoption name Size value 010").is_empty());
+    assert!(d.send("query fen")[0].starts_with("response 10/"));
+    // Words in any case.
+    assert!(d.send("setoption name Game value DOTS").is_empty());
+    assert!(d.send("setoption name Size value 2X3").is_empty());
+    assert!(d.send("query fen")[0].starts_with("response 2x3 "));
+    assert!(d.send("setoption name Game value NIM").is_empty());
+    assert!(d.send("setoption name Misere value TRUE").is_empty());
+    // Lists: blanks around items ignored, no empty item.
+    assert!(d.send("setoption name Heaps value 3 / 4 / 5").is_empty());
+    assert_eq!(d.send("query fen"), ["response 3/4/5 x"]);
+    assert!(error(d.send("setoption name Heaps value 3/4/")));
+    assert!(error(d.send("setoption name Heaps value 3//4")));
+    d.send("setoption name Game value ctor");
+    assert!(
+        d.send("setoption name SecretX value 1, 2, 3, 4, 5")
+            .is_empty()
+    );
+    assert!(error(d.send("setoption name SecretX value 1,2,3,4,5,")));
+    assert!(error(d.send("setoption name SecretX value 1,2,3,4,+5")));
+    assert!(d.send("setoption name SecretO value AUTO").is_empty());
+    // A game's error names the game once.
+    let out = d.send("setoption name Team value 4");
+    assert_eq!(
+        out,
+        ["info string error: ctor: option Team must be from 1 to 3, not 4"]
+    );
+}
+
+#[test]
+fn error_lines_escape_control_bytes() {
+    let mut d = Driver::new();
+    let out = d.send("foo\u{1}\u{2}bar");
+    assert_eq!(
+        out,
+        ["info string error: unknown command 'foo\\x01\\x02bar'"]
+    );
+}

@@ -11,8 +11,8 @@
 
 use super::board_text::{self, write_board};
 use crate::game::{
-    Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_counter, split_fields,
-    zobrist_keys,
+    Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_combo, parse_counter,
+    split_fields, zobrist_keys,
 };
 use crate::search::tuning::{
     DepthMargin, LateMovePruning, LateMoveReductions, SearchTuning, SingularExtension,
@@ -284,23 +284,20 @@ impl GameOptions for AtaxxOptions {
     }
 
     fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let value_lower = value.to_ascii_lowercase();
-        match (name.to_ascii_lowercase().as_str(), value_lower.as_str()) {
-            ("rules", "seed") => self.rules = RuleSet::Seed,
-            ("rules", "standard") => self.rules = RuleSet::Standard,
-            ("rules", _) => {
-                return Err(format!(
-                    "option Rules takes seed or standard, not '{value}'"
-                ));
+        match name.to_ascii_lowercase().as_str() {
+            "rules" => {
+                self.rules = match parse_combo("Rules", value, &["seed", "standard"])? {
+                    "seed" => RuleSet::Seed,
+                    _ => RuleSet::Standard,
+                }
             }
-            ("nomoverule", "lose") => self.no_move = NoMoveRule::Lose,
-            ("nomoverule", "pass") => self.no_move = NoMoveRule::Pass,
-            ("nomoverule", _) => {
-                return Err(format!(
-                    "option NoMoveRule takes lose or pass, not '{value}'"
-                ));
+            "nomoverule" => {
+                self.no_move = match parse_combo("NoMoveRule", value, &["lose", "pass"])? {
+                    "lose" => NoMoveRule::Lose,
+                    _ => NoMoveRule::Pass,
+                }
             }
-            _ => return Err(format!("unknown option '{name}' for ataxx")),
+            _ => return Err(format!("unknown option '{name}'")),
         }
         Ok(())
     }

@@ -47,7 +47,7 @@ impl GameOptions for NimOptions {
         match name.to_ascii_lowercase().as_str() {
             "heaps" => self.heaps = parse_heaps(value)?,
             "misere" => self.misere = parse_check("Misere", value)?,
-            _ => return Err(format!("unknown option '{name}' for nim")),
+            _ => return Err(format!("unknown option '{name}'")),
         }
         Ok(())
     }
@@ -55,10 +55,9 @@ impl GameOptions for NimOptions {
 
 /// Parses `3/4/5`: one or more heap sizes separated by `/`.
 fn parse_heaps(text: &str) -> Result<Vec<u64>, String> {
-    if text.is_empty() {
-        return Err("heaps must be sizes separated by '/', e.g. 3/4/5".into());
-    }
-    text.split('/')
+    crate::game::split_list("Heaps", text, '/')
+        .map_err(|e| format!("{e}; heaps are sizes separated by '/', e.g. 3/4/5"))?
+        .into_iter()
         .map(|field| parse_counter::<u64>(field, "heap size"))
         .collect()
 }

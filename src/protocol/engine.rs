@@ -117,17 +117,15 @@ impl Engine {
         let result = match command {
             "ugi" => {
                 self.dialect = Dialect::Ugi;
+                let prepared = self.prepare_if_idle();
+                self.report_error(prepared);
                 self.announce("ugiok");
                 Ok(())
             }
             "uai" => self.enter_uai(),
             "isready" => {
-                if !self.is_searching() {
-                    let options = self.options.clone();
-                    if let Err(message) = self.session_mut().prepare(&options) {
-                        self.out.error(&message);
-                    }
-                }
+                let prepared = self.prepare_if_idle();
+                self.report_error(prepared);
                 self.out.line("readyok");
                 Ok(())
             }
@@ -158,6 +156,13 @@ impl Engine {
             self.out.error(&message);
         }
         Flow::Continue
+    }
+
+    /// Prints the error line of a step that does not stop its command.
+    fn report_error(&self, result: Result<(), String>) {
+        if let Err(message) = result {
+            self.out.error(&message);
+        }
     }
 
     /// Runs a state-changing command only when no search is running.
@@ -223,6 +228,8 @@ impl Engine {
             engine.sessions[ataxx].set_option("Rules", "standard")?;
             engine.current = ataxx;
             engine.dialect = Dialect::Uai;
+            let prepared = engine.prepare_search();
+            engine.report_error(prepared);
             engine.announce("uaiok");
             Ok(())
         })
@@ -230,27 +237,79 @@ impl Engine {
 
     fn set_option(&mut self, args: &[&str]) -> Result<(), String> {
         let (name, value) = parse_setoption(args)?;
+        self.check_empty_value(&name, &value)?;
         if name.eq_ignore_ascii_case("Game") {
             let index = self
                 .sessions
                 .iter()
                 .position(|s| s.name().eq_ignore_ascii_case(&value))
                 .ok_or_else(|| {
-                    format!("unknown game '{value}' (games: {})", GAME_NAMES.join(", "))
+                    format!(
+                        "unknown game '{}' (games: {})",
+                        truncate(&value),
+                        GAME_NAMES.join(", ")
+                    )
                 })?;
-            self.current = index;
-            return Ok(());
+            if index != self.current {
+                // One game's search memory at a time: a GUI that switches
+                // games does not keep a table per game.
+                self.session_mut().release();
+                self.current = index;
+            }
+            return self.prepare_search();
         }
         if self.options.set(&name, &value)? {
-            return Ok(());
+            // As Stockfish resizes its table at `setoption`: the memory is
+            // made now, never inside a search's time.
+            return self.prepare_search();
         }
         self.set_game_option(&name, &value)
+    }
+
+    /// One rule for every option: an empty value (or `<empty>`) means the
+    /// default of a string option, and is an error for the others (a check,
+    /// spin or combo needs a value).
+    fn check_empty_value(&self, name: &str, value: &str) -> Result<(), String> {
+        if !value.is_empty() && value != EMPTY_DEFAULT {
+            return Ok(());
+        }
+        match self
+            .all_option_specs()
+            .into_iter()
+            .find(|spec| spec.name.eq_ignore_ascii_case(name))
+        {
+            None => Err(format!("unknown option '{}'", truncate(name))),
+            Some(spec) if spec.kind == OptionKind::Text => Ok(()),
+            Some(spec) => Err(format!(
+                "option {} needs a value (only string options take an empty one, meaning their default)",
+                spec.name
+            )),
+        }
+    }
+
+    /// [`Engine::prepare_search`] unless a search is running (which holds
+    /// the memory).
+    fn prepare_if_idle(&mut self) -> Result<(), String> {
+        if self.is_searching() {
+            return Ok(());
+        }
+        self.prepare_search()
+    }
+
+    /// Makes the current game's search memory for the current options now
+    /// (the table `Hash` asks for), so that the next `go` spends none of its
+    /// time on it. A size the system refuses is an error line; the search
+    /// keeps the table it has (see `Searchers::prepare`).
+    fn prepare_search(&mut self) -> Result<(), String> {
+        let options = self.options.clone();
+        self.session_mut().prepare(&options)
     }
 
     /// Offers a game option to every game that has one by that name: each
     /// keeps it if valid for it (`Size 4x4` is for dots, `Size 10` for
     /// ctor). An error only when no game accepts it.
-    /// An empty value (or `<empty>`) gives every game its own default.
+    /// An empty value (or `<empty>`: only string options get here with
+    /// one) gives every game its own default.
     fn set_game_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         let mut errors = Vec::new();
         let mut accepted = false;

@@ -1,7 +1,7 @@
 //! Engine-wide options (as opposed to each game's own options): memory,
 //! threads, which search to use, and time reserved for communication.
 
-use crate::game::{Game, OptionKind, OptionSpec};
+use crate::game::{Game, OptionKind, OptionSpec, parse_combo, parse_spin};
 use crate::games::{GameVisitor, visit_game};
 use crate::network::Network;
 use crate::search::mcts::{MctsConfig, Parallel};
@@ -30,10 +30,9 @@ impl EvalChoice {
 
     /// Reads an option value.
     pub fn parse(value: &str) -> Result<EvalChoice, String> {
-        match value.to_ascii_lowercase().as_str() {
+        match parse_combo("Eval", value, &["auto", "classic"])? {
             "auto" => Ok(EvalChoice::Auto),
-            "classic" => Ok(EvalChoice::Classic),
-            _ => Err(format!("Eval must be auto or classic, not '{value}'")),
+            _ => Ok(EvalChoice::Classic),
         }
     }
 }
@@ -61,13 +60,10 @@ impl SearchChoice {
 
     /// Reads an option value.
     pub fn parse(value: &str) -> Result<SearchChoice, String> {
-        match value.to_ascii_lowercase().as_str() {
+        match parse_combo("Search", value, &["auto", "alphabeta", "mcts"])? {
             "auto" => Ok(SearchChoice::Auto),
             "alphabeta" => Ok(SearchChoice::AlphaBeta),
-            "mcts" => Ok(SearchChoice::Mcts),
-            _ => Err(format!(
-                "Search must be auto, alphabeta or mcts, not '{value}'"
-            )),
+            _ => Ok(SearchChoice::Mcts),
         }
     }
 }
@@ -95,13 +91,10 @@ impl PlayoutChoice {
 
     /// Reads an option value.
     pub fn parse(value: &str) -> Result<PlayoutChoice, String> {
-        match value.to_ascii_lowercase().as_str() {
+        match parse_combo("Playout", value, &["auto", "random", "policy"])? {
             "auto" => Ok(PlayoutChoice::Auto),
             "random" => Ok(PlayoutChoice::Random),
-            "policy" => Ok(PlayoutChoice::Policy),
-            _ => Err(format!(
-                "Playout must be auto, random or policy, not '{value}'"
-            )),
+            _ => Ok(PlayoutChoice::Policy),
         }
     }
 }
@@ -133,13 +126,10 @@ impl HiddenChoice {
 
     /// Reads an option value.
     pub fn parse(value: &str) -> Result<HiddenChoice, String> {
-        match value.to_ascii_lowercase().as_str() {
+        match parse_combo("HiddenInfo", value, &["expect", "sample", "ignore"])? {
             "sample" => Ok(HiddenChoice::Sample),
             "ignore" => Ok(HiddenChoice::Ignore),
-            "expect" => Ok(HiddenChoice::Expect),
-            _ => Err(format!(
-                "HiddenInfo must be expect, sample or ignore, not '{value}'"
-            )),
+            _ => Ok(HiddenChoice::Expect),
         }
     }
 }
@@ -359,22 +349,8 @@ pub fn parallel_name(parallel: Parallel) -> &'static str {
 
 /// Reads the `Parallel` option value.
 pub fn parse_parallel(value: &str) -> Result<Parallel, String> {
-    match value.to_ascii_lowercase().as_str() {
+    match parse_combo("Parallel", value, &["tree", "root"])? {
         "tree" => Ok(Parallel::Tree),
-        "root" => Ok(Parallel::Root),
-        _ => Err(format!("Parallel must be tree or root, not '{value}'")),
+        _ => Ok(Parallel::Root),
     }
-}
-
-/// Parses a `spin` value within its bounds.
-pub fn parse_spin(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
-    let number: i64 = value.parse().map_err(|_| {
-        format!("option {name} takes an integer from {min} to {max}, not '{value}'")
-    })?;
-    if number < min || number > max {
-        return Err(format!(
-            "option {name} must be from {min} to {max}, not {number}"
-        ));
-    }
-    Ok(number)
 }

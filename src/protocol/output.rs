@@ -45,9 +45,12 @@ impl Output {
         let _ = sink.flush();
     }
 
-    /// Writes `info string error: <message>`.
+    /// Writes `info string error: <message>`, control characters escaped
+    /// (`\x01`): an error often quotes the input that caused it, and raw
+    /// control bytes (or a line end) would garble the reader's terminal or
+    /// split the line.
     pub fn error(&self, message: &str) {
-        self.line(&format!("info string error: {message}"));
+        self.line(&format!("info string error: {}", escape_controls(message)));
     }
 }
 
@@ -90,4 +93,17 @@ impl Write for SharedBuffer {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// `text` with every control character written `\xNN`.
+pub fn escape_controls(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && (c as u32) < 0x100 {
+            escaped.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped
 }

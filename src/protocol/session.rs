@@ -29,6 +29,8 @@ pub trait Session: Send {
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String>;
     /// Forgets search state (transposition table, MCTS tree).
     fn new_game(&mut self);
+    /// Frees the search memory (when another game is chosen).
+    fn release(&mut self);
     /// Allocates the search memory for `options` now (at `isready`), so the
     /// first `go` does not spend its time on it.
     fn prepare(&mut self, options: &EngineOptions) -> Result<(), String>;
@@ -158,6 +160,10 @@ impl<G: Game> Session for GameSession<G> {
 
     fn new_game(&mut self) {
         lock(&self.searchers).clear();
+    }
+
+    fn release(&mut self) {
+        *lock(&self.searchers) = Searchers::Idle;
     }
 
     fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {

@@ -156,20 +156,16 @@ impl GameOptions for CtorOptions {
 
     fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         match name.to_ascii_lowercase().as_str() {
-            "size" => match value {
-                "8" => self.set_size(8)?,
-                "10" => self.set_size(10)?,
-                _ => return Err(format!("ctor Size is 8 or 10, not '{value}'")),
+            "size" => match crate::game::parse_spin("Size", value, 8, 10) {
+                Ok(size @ (8 | 10)) => self.set_size(size as u8)?,
+                _ => return Err(format!("option Size is 8 or 10, not '{value}'")),
             },
             "secrets" => self.secrets = crate::game::parse_check("Secrets", value)?,
             "secretx" => self.secret[0] = SecretChoice::parse("SecretX", value, self.squares())?,
             "secreto" => self.secret[1] = SecretChoice::parse("SecretO", value, self.squares())?,
             "secretmine" => self.mine = SecretChoice::parse("SecretMine", value, self.squares())?,
-            "team" => match value {
-                "1" | "2" | "3" => self.team = value.as_bytes()[0] - b'0',
-                _ => return Err(format!("ctor Team is 1, 2 or 3, not '{value}'")),
-            },
-            _ => return Err(format!("unknown option '{name}' for ctor")),
+            "team" => self.team = crate::game::parse_spin("Team", value, 1, 3)? as u8,
+            _ => return Err(format!("unknown option '{name}'")),
         }
         Ok(())
     }

@@ -217,7 +217,7 @@ impl SecretChoice {
     /// `3,17,22,40,61`, for a board of `squares` squares. The error never
     /// repeats the squares (an engine's squares are never printed).
     pub fn parse(name: &str, value: &str, squares: u32) -> Result<SecretChoice, String> {
-        match value.trim() {
+        match value.trim().to_ascii_lowercase().as_str() {
             "-" | "" => return Ok(SecretChoice::Unknown),
             "auto" => {
                 return Ok(SecretChoice::Squares {
@@ -232,8 +232,9 @@ impl SecretChoice {
         );
         let mut mask = 0u128;
         let mut count = 0;
-        for part in value.split(',') {
-            let number: u32 = part.trim().parse().map_err(|_| usage.clone())?;
+        for part in crate::game::split_list(name, value.trim(), ',').map_err(|_| usage.clone())? {
+            let number: u32 =
+                crate::game::parse_counter(part, "square").map_err(|_| usage.clone())?;
             if number == 0 || number > squares {
                 return Err(usage);
             }

@@ -72,7 +72,7 @@ impl GameOptions for DotsOptions {
 
     fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         if !name.eq_ignore_ascii_case("size") {
-            return Err(format!("unknown option '{name}' for dots"));
+            return Err(format!("unknown option '{name}'"));
         }
         let (rows, cols) = parse_size(value)?;
         self.rows = rows;
@@ -81,12 +81,12 @@ impl GameOptions for DotsOptions {
     }
 }
 
-/// Parses `RxC` with R and C in `1..=5`.
+/// Parses `RxC` (or `RXC`) with R and C in `1..=5`.
 pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
     let err = || format!("size '{text}' must be RxC boxes with R and C from 1 to {MAX_SIDE}");
-    let (r, c) = text.split_once('x').ok_or_else(err)?;
-    let r: usize = parse_counter(r, "rows").map_err(|_| err())?;
-    let c: usize = parse_counter(c, "columns").map_err(|_| err())?;
+    let (r, c) = text.split_once(['x', 'X']).ok_or_else(err)?;
+    let r: usize = parse_counter(r.trim(), "rows").map_err(|_| err())?;
+    let c: usize = parse_counter(c.trim(), "columns").map_err(|_| err())?;
     if !(1..=MAX_SIDE).contains(&r) || !(1..=MAX_SIDE).contains(&c) {
         return Err(err());
     }
