@@ -50,8 +50,9 @@ enum Command {
     /// Dots and Boxes: `margin <final score_x − score_o>` and
     /// `best <move> …` listing every optimal move. Mū Tōrere: `value
     /// win|loss|draw` for the side to move, `plies <n>` when decided, and
-    /// `best <move> …`. A spinner on stderr shows progress when stderr is a
-    /// terminal.
+    /// `best <move> …`; on a finished position the last line is `game over:
+    /// <result> (<reason>), no move to play` instead. --game is required. A
+    /// spinner on stderr shows progress when stderr is a terminal.
     Solve {
         #[command(flatten)]
         position: PositionArgs,
@@ -76,7 +77,10 @@ enum Command {
     /// SPRT state with --sprt. Players: `agon[:key=value,…]` (keys
     /// search=auto|alphabeta|mcts, depth, nodes, threads, hash, eval=auto|classic, evalfile,
     /// playout=auto|random|policy, exploration (centi-units), parallel=tree|root,
-    /// player=engine|baseline|random, name), `ugi:<command line>` or
+    /// hidden=expect|sample|ignore, samples, secrets=auto|random (CTOR with
+    /// secrets: own choice or dealt), peek=true|false (sees the hidden
+    /// information: a measuring oracle), player=engine|baseline|random,
+    /// name), `ugi:<command line>` or
     /// `uai:<command line>`. Ctrl+C stops the match: the games in progress
     /// are abandoned, the finished ones summarised and recorded (exit
     /// status 130 if games were left unplayed); a second Ctrl+C ends it at
@@ -87,7 +91,9 @@ enum Command {
     /// One position per line, with optional `; bm <moves>`, `; am <moves>`,
     /// `; value win|loss|draw|<margin>`, `; id <name>` and per-line
     /// `; depth N`, `; movetime N`, `; nodes N`. The last line is
-    /// `solved X/Y` over the lines that carry a check.
+    /// `solved X/Y` over the lines that carry a check; the exit status is 1
+    /// when a checked line is not solved (a check failed or could not be
+    /// decided) or a line was skipped as unreadable.
     Analyse(AnalyseArgs),
     /// Write balanced opening positions for matches.
     ///
@@ -249,7 +255,8 @@ struct OpeningsArgs {
 /// Arguments of `agon match`.
 #[derive(Args, Clone, Debug)]
 struct MatchArgs {
-    /// Game: ataxx, dots, nim, mutorere, yote or ctor.
+    /// Game: ataxx, dots, nim, mutorere, yote or ctor (with --replay or
+    /// --merge: the game the records must be).
     #[arg(long, short)]
     game: Option<String>,
     /// A game option as NAME=VALUE (repeatable), e.g. --option Heaps=3/4/5.
@@ -384,9 +391,10 @@ struct AnalyseArgs {
 /// like the UGI options.
 #[derive(Args, Clone, Debug)]
 struct PositionArgs {
-    /// Game: ataxx, dots, nim, mutorere, yote or ctor.
-    #[arg(long, short, default_value = "ataxx")]
-    game: String,
+    /// Game: ataxx, dots, nim, mutorere, yote or ctor (default ataxx;
+    /// `solve` needs it: dots or mutorere).
+    #[arg(long, short)]
+    game: Option<String>,
     /// Position string (default: the start position).
     #[arg(long)]
     fen: Option<String>,
@@ -411,6 +419,11 @@ struct PositionArgs {
 }
 
 impl PositionArgs {
+    /// The game named, Ataxx when none is.
+    fn game(&self) -> &str {
+        self.game.as_deref().unwrap_or("ataxx")
+    }
+
     /// The game options given on the command line, as UGI name/value pairs.
     fn options(&self) -> Vec<(String, String)> {
         [
@@ -443,17 +456,7 @@ fn main() -> ExitCode {
             position,
             threads,
             hash,
-        }) => tools::solve::run(
-            &position.game,
-            position.fen.as_deref(),
-            &position.options(),
-            tools::solve::Resources {
-                threads,
-                hash_mb: hash,
-            },
-            std::io::stderr().is_terminal(),
-            &mut std::io::stdout().lock(),
-        ),
+        }) => run_solve(&position, threads, hash),
         Some(Command::Bench) => tools::bench::run(&mut std::io::stdout().lock())
             .map(|_| ())
             .map_err(|e| e.to_string()),
@@ -466,7 +469,8 @@ fn main() -> ExitCode {
         Some(Command::Openings(args)) => run_openings(&args),
         Some(Command::Train(args)) => visit_game(&args.game.clone(), args).and_then(|r| r),
         Some(Command::Datagen(args)) => {
-            visit_game(&args.position.game.clone(), args).and_then(|r| r)
+            let game = args.position.game().to_owned();
+            visit_game(&game, args).and_then(|r| r)
         }
     };
     match result {
@@ -476,6 +480,21 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn run_solve(position: &PositionArgs, threads: usize, hash_mb: usize) -> Result<(), String> {
+    let game = position
+        .game
+        .as_deref()
+        .ok_or("solve needs --game: dots or mutorere (the games it solves)")?;
+    tools::solve::run(
+        game,
+        position.fen.as_deref(),
+        &position.options(),
+        tools::solve::Resources { threads, hash_mb },
+        std::io::stderr().is_terminal(),
+        &mut std::io::stdout().lock(),
+    )
 }
 
 struct PerftCommand {
@@ -501,9 +520,15 @@ impl GameVisitor for PerftCommand {
         }
         .map_err(|e| e.to_string())?;
         let elapsed = start.elapsed();
-        let nps = (total as f64 / elapsed.as_secs_f64().max(1e-9)) as u64;
         println!("{total}");
-        println!("time {} ms, {nps} nodes/s", elapsed.as_millis());
+        // Under a millisecond the rate says more about the clock than about
+        // the move generator.
+        if elapsed.as_millis() == 0 {
+            println!("time 0 ms, too short for a nodes/s figure");
+        } else {
+            let nps = (total as f64 / elapsed.as_secs_f64()) as u64;
+            println!("time {} ms, {nps} nodes/s", elapsed.as_millis());
+        }
         Ok(())
     }
 }
@@ -520,7 +545,7 @@ fn run_perft(position: &PositionArgs, depth: u32, divide: bool) -> Result<(), St
         depth,
         divide,
     };
-    visit_game(&position.game, command)?
+    visit_game(position.game(), command)?
 }
 
 /// Splits the `NAME=VALUE` values of a repeatable flag.
@@ -639,6 +664,14 @@ fn run_replay(args: &MatchArgs, paths: &[PathBuf]) -> Result<(), String> {
             .collect()
     };
     let summary = matches::record::merge(&files)?;
+    if let (Some(game), Some(first)) = (&args.game, summary.records.first())
+        && !first.game.eq_ignore_ascii_case(game)
+    {
+        return Err(format!(
+            "the records are {} games, not {game} (--game only checks which game they are)",
+            first.game
+        ));
+    }
     let mut out = std::io::stdout().lock();
     for error in &summary.errors {
         let _ = writeln!(out, "error: {error}");
@@ -662,7 +695,7 @@ fn run_replay(args: &MatchArgs, paths: &[PathBuf]) -> Result<(), String> {
             shown.join(", ")
         );
     }
-    let verb = if paths.len() == 1 {
+    let verb = if args.merge.is_empty() {
         "Replayed"
     } else {
         "Merged"
@@ -720,21 +753,40 @@ fn write_merged(args: &MatchArgs, records: &[matches::record::GameRecord]) -> Re
 }
 
 fn run_analyse(args: &AnalyseArgs) -> Result<(), String> {
+    let limits = analyse::AnalyseLimits {
+        movetime: args.movetime,
+        depth: args.depth,
+        nodes: args.nodes,
+    };
+    limits.check().map_err(|e| format!("--{e}"))?;
+    let max_hash = agon::protocol::options::MAX_HASH_MB as usize;
+    if !(1..=max_hash).contains(&args.hash) {
+        return Err(format!(
+            "--hash must be from 1 to {max_hash} MiB, not {}",
+            args.hash
+        ));
+    }
     let config = analyse::AnalyseConfig {
         game: args.game.clone(),
         options: flag_pairs("--option", &args.options)?,
-        limits: analyse::AnalyseLimits {
-            movetime: args.movetime,
-            depth: args.depth,
-            nodes: args.nodes,
-        },
+        limits,
         search: analyse::parse_search(&args.search)?,
-        hash_mb: args.hash.clamp(1, 65_536),
+        hash_mb: args.hash,
         json: args.json,
         progress: std::io::stderr().is_terminal(),
     };
     let text = read_file(&args.file)?;
-    analyse::run(&config, &text, &mut std::io::stdout().lock()).map(|_| ())
+    let summary = analyse::run(&config, &text, &mut std::io::stdout().lock())?;
+    // A test suite run in CI fails when any check is not passed, or when a
+    // line could not be read (its checks were never run).
+    let unsolved = summary.checked - summary.solved;
+    if unsolved == 0 && summary.skipped == 0 {
+        return Ok(());
+    }
+    Err(format!(
+        "{unsolved} of {} checked lines not solved, {} lines skipped",
+        summary.checked, summary.skipped
+    ))
 }
 
 struct OpeningsCommand {
@@ -779,7 +831,7 @@ impl GameVisitor for OpeningsCommand {
 
 fn run_openings(args: &OpeningsArgs) -> Result<(), String> {
     let command = OpeningsCommand { args: args.clone() };
-    visit_game(&args.position.game, command)?
+    visit_game(args.position.game(), command)?
 }
 
 impl GameVisitor for DatagenArgs {

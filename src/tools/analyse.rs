@@ -43,6 +43,27 @@ pub struct AnalyseLimits {
     pub nodes: Option<u64>,
 }
 
+impl AnalyseLimits {
+    /// Checks the limits as `go` does: a depth from 1 to
+    /// [`MAX_DEPTH`](crate::search::alphabeta::MAX_DEPTH), a move time and a
+    /// node count above 0.
+    pub fn check(&self) -> Result<(), String> {
+        let max_depth = crate::search::alphabeta::MAX_DEPTH;
+        if let Some(depth) = self.depth
+            && !(1..=max_depth).contains(&depth)
+        {
+            return Err(format!("depth must be from 1 to {max_depth}, not {depth}"));
+        }
+        if self.movetime == Some(0) {
+            return Err("movetime must be above 0 ms".into());
+        }
+        if self.nodes == Some(0) {
+            return Err("nodes must be above 0".into());
+        }
+        Ok(())
+    }
+}
+
 /// Everything `agon analyse` needs.
 #[derive(Clone, Debug)]
 pub struct AnalyseConfig {
@@ -71,6 +92,9 @@ pub struct AnalyseSummary {
     pub checked: usize,
     /// Checked positions whose checks all passed.
     pub solved: usize,
+    /// Checked positions with a check that could not be decided (a proven
+    /// result whose distance the oracle does not know) and none failed.
+    pub undecided: usize,
     /// Lines skipped as malformed.
     pub skipped: usize,
 }
@@ -131,9 +155,10 @@ impl GameVisitor for Analyse<'_> {
             let text = match &entry {
                 Ok(done) => {
                     summary.positions += 1;
-                    if let Some(passed) = done.solved() {
+                    if let Some(verdict) = done.verdict() {
                         summary.checked += 1;
-                        summary.solved += usize::from(passed);
+                        summary.solved += usize::from(verdict == Verdict::Passed);
+                        summary.undecided += usize::from(verdict == Verdict::Undecided);
                     }
                     done.render(self.config.json)
                 }
@@ -175,16 +200,17 @@ fn progress_bar(show: bool, len: u64) -> ProgressBar {
 pub fn summary_lines(summary: &AnalyseSummary, json: bool) -> Vec<String> {
     if json {
         return vec![format!(
-            "{{\"summary\":{{\"positions\":{},\"checked\":{},\"solved\":{},\"skipped\":{}}}}}",
-            summary.positions, summary.checked, summary.solved, summary.skipped
+            "{{\"summary\":{{\"positions\":{},\"checked\":{},\"solved\":{},\"undecided\":{},\"skipped\":{}}}}}",
+            summary.positions, summary.checked, summary.solved, summary.undecided, summary.skipped
         )];
     }
     vec![
         format!(
-            "positions {}, with checks {}, failed {}, lines skipped {}",
+            "positions {}, with checks {}, failed {}, undecided {}, lines skipped {}",
             summary.positions,
             summary.checked,
-            summary.checked - summary.solved,
+            summary.checked - summary.solved - summary.undecided,
+            summary.undecided,
             summary.skipped
         ),
         format!("solved {}/{}", summary.solved, summary.checked),
@@ -202,11 +228,44 @@ enum Expected {
     Margin(i32),
 }
 
-/// One check of a line and whether it passed.
+/// What became of a check (or of a line's checks together).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The answer is right.
+    Passed,
+    /// The answer is wrong.
+    Failed,
+    /// The analysis cannot tell: the oracle proved the result but does not
+    /// know in how many plies (Nim), and the check names them.
+    Undecided,
+}
+
+impl Verdict {
+    fn from_passed(passed: bool) -> Verdict {
+        if passed {
+            Verdict::Passed
+        } else {
+            Verdict::Failed
+        }
+    }
+
+    /// The word shown after the check.
+    fn word(self) -> &'static str {
+        match self {
+            Verdict::Passed => "ok",
+            Verdict::Failed => "FAILED",
+            Verdict::Undecided => {
+                "UNDECIDED (the oracle proves the result, not its distance; --search alphabeta can find it)"
+            }
+        }
+    }
+}
+
+/// One check of a line and what became of it.
 struct CheckResult {
     opcode: &'static str,
     expected: String,
-    passed: bool,
+    verdict: Verdict,
 }
 
 /// What the analysis of one position found.
@@ -232,9 +291,16 @@ struct Done {
 }
 
 impl Done {
-    /// `Some(all checks passed)` when the line carries a check.
-    fn solved(&self) -> Option<bool> {
-        (!self.checks.is_empty()).then(|| self.checks.iter().all(|c| c.passed))
+    /// The line's verdict when it carries a check: failed if any check
+    /// failed, else undecided if any is, else passed.
+    fn verdict(&self) -> Option<Verdict> {
+        let verdicts = self.checks.iter().map(|c| c.verdict);
+        let worst = verdicts.max_by_key(|v| match v {
+            Verdict::Passed => 0,
+            Verdict::Undecided => 1,
+            Verdict::Failed => 2,
+        })?;
+        Some(worst)
     }
 
     fn render(&self, json: bool) -> String {
@@ -254,8 +320,12 @@ impl Done {
             f.pv.join(" ")
         );
         for check in &self.checks {
-            let verdict = if check.passed { "ok" } else { "FAILED" };
-            text.push_str(&format!("; {} {} {verdict}", check.opcode, check.expected));
+            text.push_str(&format!(
+                "; {} {} {}",
+                check.opcode,
+                check.expected,
+                check.verdict.word()
+            ));
         }
         text
     }
@@ -271,11 +341,11 @@ impl Done {
                     "{{\"op\":{},\"expected\":{},\"ok\":{}}}",
                     json_string(c.opcode),
                     json_string(&c.expected),
-                    c.passed
+                    json_verdict(Some(c.verdict))
                 )
             })
             .collect();
-        let solved = self.solved().map_or("null".to_owned(), |s| s.to_string());
+        let solved = json_verdict(self.verdict());
         format!(
             "{{\"line\":{},\"id\":{},\"fen\":{},\"best\":{},\"score\":{},\"depth\":{},\"nodes\":{},\"time_ms\":{},\"pv\":[{}],\"checks\":[{}],\"solved\":{}}}",
             self.line,
@@ -290,6 +360,16 @@ impl Done {
             checks.join(","),
             solved
         )
+    }
+}
+
+/// A verdict in JSON: `true`, `false`, or `null` when undecided or when
+/// there is no check.
+fn json_verdict(verdict: Option<Verdict>) -> &'static str {
+    match verdict {
+        Some(Verdict::Passed) => "true",
+        Some(Verdict::Failed) => "false",
+        Some(Verdict::Undecided) | None => "null",
     }
 }
 
@@ -363,7 +443,11 @@ impl<G: Game> Analyser<'_, G> {
         let finding = self.analyse(&state, limits).map_err(fail)?;
         Ok(Done {
             line: line.line,
-            id: line.operation("id").map(|words| words.join(" ")),
+            // An empty `; id` names nothing: the position string stands in.
+            id: line
+                .operation("id")
+                .map(|words| words.join(" "))
+                .filter(|id| !id.is_empty()),
             fen: line.fen.clone(),
             checks: judge(&state.position, &checks, &finding),
             finding,
@@ -419,10 +503,10 @@ fn line_limits(run: AnalyseLimits, line: &PositionLine) -> Result<AnalyseLimits,
     };
     let own = AnalyseLimits {
         movetime: number("movetime")?,
-        depth: number("depth")?
-            .map(|d| d.min(u64::from(crate::search::alphabeta::MAX_DEPTH)) as u32),
+        depth: number("depth")?.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
         nodes: number("nodes")?,
     };
+    own.check()?;
     let mut limits = if own == AnalyseLimits::default() {
         run
     } else {
@@ -506,52 +590,62 @@ fn judge<G: Game>(position: &G, checks: &Checks<G::Move>, finding: &Finding) -> 
         results.push(CheckResult {
             opcode: "bm",
             expected: listed(moves),
-            passed: best.is_some_and(|b| moves.contains(&b)),
+            verdict: Verdict::from_passed(best.is_some_and(|b| moves.contains(&b))),
         });
     }
     if let Some(moves) = &checks.avoid {
         results.push(CheckResult {
             opcode: "am",
             expected: listed(moves),
-            passed: best.is_some_and(|b| !moves.contains(&b)),
+            verdict: Verdict::from_passed(best.is_some_and(|b| !moves.contains(&b))),
         });
     }
     if let Some(expected) = checks.value {
-        let (text, passed) = judge_value(expected, finding);
+        let (text, verdict) = judge_value(expected, finding);
         results.push(CheckResult {
             opcode: "value",
             expected: text,
-            passed,
+            verdict,
         });
     }
     results
 }
 
-fn judge_value(expected: Expected, finding: &Finding) -> (String, bool) {
+fn judge_value(expected: Expected, finding: &Finding) -> (String, Verdict) {
     let score = finding.score;
     let proven_win = matches!(finding.proven, Some(Proven::Win(_)))
         || (finding.proven.is_none() && is_proven(score) && score > 0);
     let proven_loss = matches!(finding.proven, Some(Proven::Loss(_)))
         || (finding.proven.is_none() && is_proven(score) && score < 0);
-    // Plies to the end of a proven result: the oracle's, else the mate score's.
+    // Plies to the end of a proven result: the oracle's (which may not know
+    // them), else the mate score's.
     let plies = match finding.proven {
         Some(Proven::Win(plies) | Proven::Loss(plies)) => plies,
         _ => is_proven(score).then(|| (MATE - score.abs()) as u32),
     };
     let with_plies = |word: &str, wanted: Option<u32>, proven: bool| match wanted {
-        None => (word.to_owned(), proven),
-        Some(n) => (format!("{word} {n}"), proven && plies == Some(n)),
+        None => (word.to_owned(), Verdict::from_passed(proven)),
+        // The right result from an oracle that does not count plies: its
+        // `mate 1` is a placeholder, so the distance cannot be judged.
+        Some(n) if proven && plies.is_none() => (format!("{word} {n}"), Verdict::Undecided),
+        Some(n) => (
+            format!("{word} {n}"),
+            Verdict::from_passed(proven && plies == Some(n)),
+        ),
     };
     match expected {
         Expected::Win(wanted) => with_plies("win", wanted, proven_win),
         Expected::Loss(wanted) => with_plies("loss", wanted, proven_loss),
         Expected::Draw => (
             "draw".into(),
-            match finding.proven {
+            Verdict::from_passed(match finding.proven {
                 Some(value) => value == Proven::Draw,
                 None => score == 0,
-            },
+            }),
         ),
-        Expected::Margin(m) => (m.to_string(), finding.margin == Some(m)),
+        Expected::Margin(m) => (
+            m.to_string(),
+            Verdict::from_passed(finding.margin == Some(m)),
+        ),
     }
 }

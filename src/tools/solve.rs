@@ -23,7 +23,9 @@ pub struct Resources {
 ///
 /// Dots: `margin <final score_x - score_o>` and `best <moves>`. Mū Tōrere:
 /// `value win|loss|draw` for the side to move, `plies <n>` when decided and
-/// `best <moves>`. With `progress`, a spinner on stderr during the solve.
+/// `best <moves>`. On a finished position the last line is `game over:
+/// <result> (<reason>), no move to play` instead of `best`. With
+/// `progress`, a spinner on stderr during the solve.
 pub fn run(
     game: &str,
     fen: Option<&str>,
@@ -62,7 +64,7 @@ fn solve_dots(
     };
     if game.outcome().is_some() {
         writeln!(out, "margin {}", margin_x(game.score_diff())).map_err(io_error)?;
-        return writeln!(out, "best").map_err(io_error);
+        return game_over(&game, out);
     }
     let spinner = progress.then(|| {
         let bar = ProgressBar::new_spinner();
@@ -99,6 +101,14 @@ fn solve_dots(
     writeln!(out, "best {}", best.join(" ")).map_err(io_error)
 }
 
+/// The last line for a finished position, in place of `best`: the game
+/// is over, with its result and the rule that ended it.
+fn game_over<G: Game>(game: &G, out: &mut dyn Write) -> Result<(), String> {
+    let result = game.outcome().map_or("none", |o| o.ugi_name());
+    let reason = game.end_reason().unwrap_or("rules");
+    writeln!(out, "game over: {result} ({reason}), no move to play").map_err(io_error)
+}
+
 fn solve_mutorere(game: &MuTorere, out: &mut dyn Write) -> Result<(), String> {
     let (value, best) = mutorere::optimal_moves(game);
     let (word, plies) = match value {
@@ -109,6 +119,9 @@ fn solve_mutorere(game: &MuTorere, out: &mut dyn Write) -> Result<(), String> {
     writeln!(out, "value {word}").map_err(io_error)?;
     if let Some(n) = plies {
         writeln!(out, "plies {n}").map_err(io_error)?;
+    }
+    if game.outcome().is_some() {
+        return game_over(game, out);
     }
     let best: Vec<String> = best.iter().map(|&m| game.move_to_string(m)).collect();
     writeln!(out, "best {}", best.join(" ").trim_end()).map_err(io_error)

@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a process may take to exit after `quit`.
 const QUIT_GRACE: Duration = Duration::from_millis(300);
+/// How long a write that failed waits for the engine's exit to be seen.
+const EXIT_GRACE: Duration = Duration::from_millis(200);
 
 /// A running process and the channel of its output lines.
 struct Running {
@@ -226,10 +228,17 @@ impl ExternalEngine {
             Dialect::Ugi => ("ugi", "ugiok"),
             Dialect::Uai => ("uai", "uaiok"),
         };
-        self.send(hello)?;
+        self.send_before(hello, Some(ok))?;
         let timeout = self.handshake_timeout;
-        self.wait_for(Instant::now() + timeout, |line| line.trim() == ok)
-            .map_err(|e| handshake_failure(e, ok, timeout))?;
+        if let Err(e) = self.wait_for(Instant::now() + timeout, |line| line.trim() == ok) {
+            return Err(match handshake_failure(e, ok, timeout) {
+                Forfeit::Crash(why) => match self.exit_status() {
+                    Some(status) => Forfeit::Crash(format!("{why} ({status})")),
+                    None => Forfeit::Crash(why),
+                },
+                failure => failure,
+            });
+        }
         if self.spec.dialect == Dialect::Ugi {
             self.send(&format!("setoption name Game value {}", self.game))?;
         }
@@ -252,16 +261,46 @@ impl ExternalEngine {
     }
 
     fn send(&mut self, line: &str) -> Result<(), Forfeit> {
+        self.send_before(line, None)
+    }
+
+    /// Sends `line`; a write that fails because the engine has exited is
+    /// reported as its exit (before `expected`, when waiting for it), not
+    /// as the broken pipe it caused.
+    fn send_before(&mut self, line: &str, expected: Option<&str>) -> Result<(), Forfeit> {
         let running = self
             .running
             .as_mut()
             .ok_or_else(|| Forfeit::Crash("the engine is not running".into()))?;
         let written = writeln!(running.stdin, "{line}").and_then(|()| running.stdin.flush());
-        if let Err(e) = written {
-            self.kill();
-            return Err(Forfeit::Crash(format!("cannot write to the engine: {e}")));
+        let Err(e) = written else {
+            return Ok(());
+        };
+        let exited = self.exit_status();
+        self.kill();
+        let before = expected
+            .map(|e| format!(" before '{e}'"))
+            .unwrap_or_default();
+        Err(Forfeit::Crash(match exited {
+            Some(status) => format!("the engine exited{before} ({status})"),
+            None => format!("cannot write to the engine{before}: {e}"),
+        }))
+    }
+
+    /// The engine's exit status once it has exited, waiting a moment for
+    /// it: a closed pipe usually means the process is gone or going.
+    fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        let running = self.running.as_mut()?;
+        let deadline = Instant::now() + EXIT_GRACE;
+        loop {
+            match running.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                _ => return None,
+            }
         }
-        Ok(())
     }
 
     /// Waits until `deadline` for a line that is `wanted`, looking at the

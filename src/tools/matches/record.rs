@@ -7,7 +7,10 @@
 //! <number> <game> <options> <x player> <o player> <start> <moves> <result> <reason>
 //! ```
 //!
-//! `options` is `Name=Value,…` or `-`; `moves` the moves separated by
+//! `options` is `Name=Value,…` or `-`, a value's own `,` and `%` written
+//! `%2C` and `%25` (CTOR's `SecretX=3%2C15%2C21%2C42%2C48`; files written
+//! before that escape, with bare commas inside a value, are still read: a
+//! piece without `=` continues the value before it); `moves` the moves separated by
 //! spaces, or `-` for none; `result` is `p1win` (side `x` won), `p2win` or
 //! `draw`; `reason` says how the game ended (`rules`, `repetition`,
 //! `adjudication: …`, `x forfeits: …`). On a clock a tenth field
@@ -66,6 +69,58 @@ fn clean(text: &str) -> String {
     text.replace(['\t', '\n', '\r'], " ")
 }
 
+/// An option value as the options field writes it: its `%` and `,`
+/// escaped, so that the commas between options are the only bare ones.
+fn escape_value(value: &str) -> String {
+    value.replace('%', "%25").replace(',', "%2C")
+}
+
+/// The value [`escape_value`] wrote.
+fn unescape_value(text: &str) -> Result<String, String> {
+    let mut value = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('%') {
+        value.push_str(&rest[..at]);
+        let code = rest.get(at + 1..at + 3);
+        match code.map(str::to_ascii_uppercase).as_deref() {
+            Some("25") => value.push('%'),
+            Some("2C") => value.push(','),
+            _ => {
+                return Err(format!("option value '{text}': '%' must start %25 or %2C"));
+            }
+        }
+        rest = &rest[at + 3..];
+    }
+    value.push_str(rest);
+    Ok(value)
+}
+
+/// Reads the options field: `-` or `Name=Value,…` with escaped values. A
+/// piece without `=` continues the value before it, as older files wrote a
+/// value's commas bare (`SecretX=3,15,21,42,48`).
+fn parse_options(field: &str) -> Result<Vec<(String, String)>, String> {
+    if field == "-" || field.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut options: Vec<(String, String)> = Vec::new();
+    for piece in field.split(',') {
+        match (piece.split_once('='), options.last_mut()) {
+            (Some((name, value)), _) if !name.trim().is_empty() => {
+                options.push((name.trim().to_owned(), value.trim().to_owned()))
+            }
+            (None, Some((_, value))) => {
+                value.push(',');
+                value.push_str(piece.trim());
+            }
+            _ => return Err(format!("option '{piece}' must be Name=Value")),
+        }
+    }
+    options
+        .into_iter()
+        .map(|(name, value)| Ok((name, unescape_value(&value)?)))
+        .collect()
+}
+
 impl GameRecord {
     /// The record line (without line end).
     pub fn to_line(&self) -> String {
@@ -75,7 +130,7 @@ impl GameRecord {
             let pairs: Vec<String> = self
                 .options
                 .iter()
-                .map(|(n, v)| format!("{n}={v}"))
+                .map(|(n, v)| format!("{n}={}", escape_value(v)))
                 .collect();
             pairs.join(",")
         };
@@ -126,17 +181,7 @@ impl GameRecord {
             .trim()
             .parse()
             .map_err(|_| format!("bad game number '{}'", fields[0]))?;
-        let options = match fields[2].trim() {
-            "-" | "" => Vec::new(),
-            text => text
-                .split(',')
-                .map(|pair| {
-                    pair.split_once('=')
-                        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
-                        .ok_or_else(|| format!("option '{pair}' must be Name=Value"))
-                })
-                .collect::<Result<_, _>>()?,
-        };
+        let options = parse_options(fields[2].trim())?;
         let moves = match fields[6].trim() {
             "-" | "" => Vec::new(),
             text => text.split_whitespace().map(str::to_owned).collect(),
@@ -282,7 +327,8 @@ pub fn replay(text: &str) -> Result<ReplaySummary, String> {
 /// Reads and verifies the records of several files (`(name, text)`, the
 /// shards of one match) as one match: every game number may appear once,
 /// and the score and pairs are over every game that verified. Errors name
-/// the file (when named) and line.
+/// the file (when named) and line; when no record verifies, the error
+/// lists every line's reason.
 pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
     let mut names: Option<[String; 2]> = None;
     let mut match_of: Option<(String, Vec<(String, String)>)> = None;
@@ -313,9 +359,9 @@ pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
                     continue;
                 }
             };
-            let first =
-                match_of.get_or_insert_with(|| (record.game.clone(), record.options.clone()));
-            if (&record.game, &record.options) != (&first.0, &first.1) {
+            let options = match_options(&record);
+            let first = match_of.get_or_insert_with(|| (record.game.clone(), options.clone()));
+            if (&record.game, &options) != (&first.0, &first.1) {
                 errors.push(format!(
                     "{}: game {} is {} with options {:?}, not the match's {} with {:?}",
                     place(number),
@@ -349,7 +395,14 @@ pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
         }
     }
     records.sort_by_key(|r| r.number);
-    let names = names.ok_or("the file holds no valid game record")?;
+    let Some(names) = names else {
+        let mut message = String::from("no valid game record");
+        for error in &errors {
+            message.push_str("\nerror: ");
+            message.push_str(error);
+        }
+        return Err(message);
+    };
     Ok(ReplaySummary {
         names,
         score: results.score(),
@@ -359,6 +412,36 @@ pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
         records,
         errors,
     })
+}
+
+/// The options that make `record`'s game part of a match: all but those
+/// the referee deals anew for every game (CTOR's `SecretX`/`SecretO` when
+/// `Secrets` is on).
+fn match_options(record: &GameRecord) -> Vec<(String, String)> {
+    let dealt = visit_game(&record.game, DealtPerGame(&record.options))
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    record
+        .options
+        .iter()
+        .filter(|(name, _)| !dealt.iter().any(|d| d.eq_ignore_ascii_case(name)))
+        .cloned()
+        .collect()
+}
+
+/// The names of the options dealt per game under these options.
+struct DealtPerGame<'a>(&'a [(String, String)]);
+
+impl GameVisitor for DealtPerGame<'_> {
+    type Output = Option<[&'static str; 2]>;
+    fn visit<G: Game>(self) -> Option<[&'static str; 2]> {
+        let mut options = G::Options::default();
+        for (name, value) in self.0 {
+            options.set(name, value).ok()?;
+        }
+        options.hidden_option_names()
+    }
 }
 
 /// The side the match's first player (`pair[0]`) had in `record`: found by

@@ -152,7 +152,7 @@ impl PlayerSpec {
                 Ok(self)
             }
             PlayerKind::Builtin(_) => Err(format!(
-                "{}: engine options are for ugi:/uai: players (built-in players take agon:key=value)",
+                "'{}' is a built-in player: engine options are for ugi:/uai: players (built-in players take agon:key=value)",
                 self.name
             )),
         }

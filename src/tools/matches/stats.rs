@@ -294,9 +294,14 @@ pub fn fixed(value: f64, decimals: usize) -> String {
     } else if value.is_infinite() {
         if value > 0.0 { "inf" } else { "-inf" }.to_owned()
     } else {
-        // Like printf, a negative value that rounds to zero keeps its sign:
-        // cutechess prints `Elo difference: -0.0` for an even score.
-        format!("{value:.decimals$}")
+        let text = format!("{value:.decimals$}");
+        // printf (and so cutechess) keeps the sign of a negative value that
+        // rounds to zero, printing `Elo difference: -0.0` for an even
+        // score; a zero is written without one here.
+        match text.strip_prefix('-') {
+            Some(digits) if digits.bytes().all(|b| b == b'0' || b == b'.') => digits.to_owned(),
+            _ => text,
+        }
     }
 }
 
@@ -533,11 +538,13 @@ mod tests {
     }
 
     #[test]
-    fn fixed_prints_special_values_like_glibc() {
+    fn fixed_prints_special_values_like_glibc_but_zero_unsigned() {
         assert_eq!(fixed(f64::INFINITY, 1), "inf");
         assert_eq!(fixed(f64::NEG_INFINITY, 1), "-inf");
         assert_eq!(fixed(f64::NAN, 1), "nan");
-        assert_eq!(fixed(-0.0001, 1), "-0.0");
+        assert_eq!(fixed(-0.0001, 1), "0.0");
+        assert_eq!(fixed(-0.0, 1), "0.0");
+        assert_eq!(fixed(-0.06, 1), "-0.1");
         assert_eq!(fixed(0.55, 3), "0.550");
     }
 }
@@ -571,7 +578,7 @@ mod pair_tests {
         assert!(!line.contains("nan"), "{line}");
         assert_eq!(
             line,
-            "Ptnml(0-2): [0, 0, 1, 0, 0], pairs 1, Elo -0.0 +/- inf"
+            "Ptnml(0-2): [0, 0, 1, 0, 0], pairs 1, Elo 0.0 +/- inf"
         );
     }
 
