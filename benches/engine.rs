@@ -9,8 +9,8 @@ use agon::games::{GAME_NAMES, GameVisitor, visit_game};
 use agon::search::Limits;
 use agon::search::alphabeta::AlphaBeta;
 use agon::search::mcts::{Mcts, MctsConfig, Playout};
+use agon::search::perft::perft;
 use agon::tools::bench::bench_positions;
-use agon::tools::perft::perft;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// Playouts per MCTS benchmark search (from the start position).

@@ -11,7 +11,7 @@
 //! may stay the same (Dots and Boxes after a box, CTOR within a turn), so no
 //! code may assume strict alternation.
 
-use crate::search::tuning::SearchTuning;
+use crate::tuning::SearchTuning;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Debug;
 use std::hash::Hash;

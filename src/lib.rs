@@ -6,6 +6,7 @@
 //! [`tools`] perft, bench and friends. [`harness`] is the random-play
 //! checker that every game's tests run.
 
+pub mod engine;
 pub mod game;
 pub mod games;
 pub mod harness;
@@ -14,3 +15,4 @@ pub mod network;
 pub mod protocol;
 pub mod search;
 pub mod tools;
+pub mod tuning;

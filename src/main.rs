@@ -3,10 +3,11 @@
 use agon::game::Game;
 use agon::games::{GameVisitor, visit_game};
 use agon::protocol::{self, output::Output};
+use agon::search::perft;
+use agon::tools;
 use agon::tools::analyse;
 use agon::tools::matches::adjudication::{Adjudication, DrawRule, ResignRule};
 use agon::tools::matches::{self, MatchConfig, TimeControl, spec::PlayerSpec, stats::Sprt};
-use agon::tools::{self, perft};
 use clap::{Args, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -648,108 +649,21 @@ fn run_match(args: &MatchArgs) -> Result<Ended, String> {
     })
 }
 
-/// `--replay FILE` and `--merge FILES…`: verify, combine, summarise, and
-/// (merging) write the combined records and PGN.
+/// `--replay FILE` and `--merge FILES…`.
 fn run_replay(args: &MatchArgs, paths: &[PathBuf]) -> Result<(), String> {
-    let texts = paths
-        .iter()
-        .map(|path| read_file(path).map(|text| (path.display().to_string(), text)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let files: Vec<(&str, &str)> = if paths.len() == 1 {
-        vec![("", texts[0].1.as_str())]
-    } else {
-        texts
-            .iter()
-            .map(|(n, t)| (n.as_str(), t.as_str()))
-            .collect()
+    let config = matches::replay::ReplayConfig {
+        files: paths.to_vec(),
+        merge: !args.merge.is_empty(),
+        game: args.game.clone(),
+        sprt: args
+            .sprt
+            .as_deref()
+            .map(|text| Sprt::parse(text, args.sprt_alpha, args.sprt_beta))
+            .transpose()?,
+        out: args.out.clone(),
+        pgn: args.pgn.clone(),
     };
-    let summary = matches::record::merge(&files)?;
-    if let (Some(game), Some(first)) = (&args.game, summary.records.first())
-        && !first.game.eq_ignore_ascii_case(game)
-    {
-        return Err(format!(
-            "the records are {} games, not {game} (--game only checks which game they are)",
-            first.game
-        ));
-    }
-    let mut out = std::io::stdout().lock();
-    for error in &summary.errors {
-        let _ = writeln!(out, "error: {error}");
-    }
-    if !summary.missing.is_empty() {
-        let shown: Vec<String> = summary
-            .missing
-            .iter()
-            .take(20)
-            .map(|n| n.to_string())
-            .collect();
-        let more = if summary.missing.len() > 20 {
-            ", …"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "warning: {} game numbers missing: {}{more}",
-            summary.missing.len(),
-            shown.join(", ")
-        );
-    }
-    let verb = if args.merge.is_empty() {
-        "Replayed"
-    } else {
-        "Merged"
-    };
-    let _ = writeln!(
-        out,
-        "{verb} {} games, {} bad records",
-        summary.games,
-        summary.errors.len()
-    );
-    let _ = writeln!(
-        out,
-        "{}",
-        matches::stats::score_line(&summary.names[0], &summary.names[1], &summary.score)
-    );
-    let _ = writeln!(out, "{}", matches::stats::elo_line(&summary.score));
-    if let Some(line) = summary.pairs.line() {
-        let _ = writeln!(out, "{line}");
-    }
-    if let Some(text) = &args.sprt {
-        let sprt = Sprt::parse(text, args.sprt_alpha, args.sprt_beta)?;
-        let _ = writeln!(out, "{}", sprt.status_pairs(&summary.pairs).line());
-    }
-    if !args.merge.is_empty() {
-        write_merged(args, &summary.records)?;
-    }
-    if summary.errors.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{} records failed to replay", summary.errors.len()))
-    }
-}
-
-fn write_merged(args: &MatchArgs, records: &[matches::record::GameRecord]) -> Result<(), String> {
-    let write = |path: &PathBuf, text: String| {
-        std::fs::write(path, text).map_err(|e| format!("cannot write '{}': {e}", path.display()))
-    };
-    if let Some(path) = &args.out {
-        let mut text = format!("# agon match records, {}\n", matches::record::FORMAT_LINE);
-        for record in records {
-            text.push_str(&record.to_line());
-            text.push('\n');
-        }
-        write(path, text)?;
-    }
-    if let Some(path) = &args.pgn {
-        let date = matches::pgn::today();
-        let mut text = String::new();
-        for record in records {
-            text.push_str(&matches::pgn::pgn_game(record, "agon match", &date)?);
-        }
-        write(path, text)?;
-    }
-    Ok(())
+    matches::replay::run(&config, &mut std::io::stdout().lock())
 }
 
 fn run_analyse(args: &AnalyseArgs) -> Result<(), String> {
@@ -759,7 +673,7 @@ fn run_analyse(args: &AnalyseArgs) -> Result<(), String> {
         nodes: args.nodes,
     };
     limits.check().map_err(|e| format!("--{e}"))?;
-    let max_hash = agon::protocol::options::MAX_HASH_MB as usize;
+    let max_hash = agon::engine::options::MAX_HASH_MB as usize;
     if !(1..=max_hash).contains(&args.hash) {
         return Err(format!(
             "--hash must be from 1 to {max_hash} MiB, not {}",

@@ -4,10 +4,10 @@
 
 use agon::game::{Game, GameState, NoOptions, Outcome, Player};
 use agon::search::alphabeta::AlphaBeta;
-use agon::search::tuning::{
+use agon::search::{Limits, MATE_BOUND, is_proven};
+use agon::tuning::{
     DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning, SingularExtension,
 };
-use agon::search::{Limits, MATE_BOUND, is_proven};
 use std::collections::HashMap;
 
 /// "Nim with extra turns": take 1..=heap from one heap; taking exactly one

@@ -7,7 +7,7 @@ mod common;
 use agon::game::{Game, GameOptions, GameState, Outcome, Player};
 use agon::games::ataxx::{Ataxx, AtaxxMove, AtaxxOptions, NoMoveRule, RuleSet};
 use agon::harness::random_play;
-use agon::tools::perft::perft;
+use agon::search::perft::perft;
 use agon::tools::positions::parse_positions;
 
 const START: &str = "x5o/7/7/7/7/7/o5x x 0 1";

@@ -6,7 +6,7 @@ mod common;
 use agon::game::{Game, GameOptions, GameState, Outcome, Player};
 use agon::games::ctor::{Budget, Ctor, CtorMove, CtorOptions, budget};
 use agon::harness::random_play;
-use agon::tools::perft::perft;
+use agon::search::perft::perft;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

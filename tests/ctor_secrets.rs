@@ -8,11 +8,12 @@ use agon::game::{Game, GameOptions, GameState, Outcome, Player};
 use agon::games::ctor::secrets::square_list;
 use agon::games::ctor::{Ctor, CtorMove, CtorOptions};
 use agon::harness::random_play;
+use agon::search::perft::perft;
 use agon::tools::matches::TimeControl;
 use agon::tools::matches::adjudication::Adjudication;
-use agon::tools::matches::player::{Competitor, Forfeit, MoveRequest};
+use agon::tools::matches::forfeit::Forfeit;
+use agon::tools::matches::player::{Competitor, MoveRequest};
 use agon::tools::matches::referee::{GameSetup, deal_hidden, play_game};
-use agon::tools::perft::perft;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

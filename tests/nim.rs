@@ -4,7 +4,7 @@
 use agon::game::{Game, GameOptions, GameState, Outcome, Player, Proven, SolveBudget};
 use agon::games::nim::{Nim, NimOptions};
 use agon::harness::random_play;
-use agon::tools::perft::{PerftError, perft};
+use agon::search::perft::{PerftError, perft};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
@@ -218,6 +218,6 @@ fn perft_refuses_counts_beyond_64_bits() {
     let near = nim("18446744073709551613/1 x", false);
     assert_eq!(perft(&near, 1), Ok(u64::MAX - 1));
     assert_eq!(perft(&near, 2), Err(PerftError::TooManyMoves(u64::MAX - 1)));
-    let split = agon::tools::perft::divide(&nim("3/4 x", false), 1);
+    let split = agon::search::perft::divide(&nim("3/4 x", false), 1);
     assert_eq!(split.map(|s| s.len()), Ok(7));
 }

@@ -2,8 +2,8 @@
 //! records, opening files, forfeits of broken external engines, matches
 //! between built-in and external players, and the Nim test suite.
 
+use agon::engine::options::SearchChoice;
 use agon::game::{Outcome, Player};
-use agon::protocol::options::SearchChoice;
 use agon::tools::analyse::{self, AnalyseConfig, AnalyseLimits};
 use agon::tools::matches::adjudication::{Adjudication, DrawRule, ResignRule};
 use agon::tools::matches::record::{GameRecord, replay};

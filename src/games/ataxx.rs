@@ -14,7 +14,7 @@ use crate::game::{
     Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_combo, parse_counter,
     split_fields, zobrist_keys,
 };
-use crate::search::tuning::{
+use crate::tuning::{
     DepthMargin, LateMovePruning, LateMoveReductions, SearchTuning, SingularExtension,
 };
 use rand_xoshiro::Xoshiro256PlusPlus;

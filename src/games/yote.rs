@@ -10,7 +10,7 @@
 
 use super::board_text;
 use crate::game::{Game, NoOptions, Outcome, Player, parse_counter, split_fields, zobrist_keys};
-use crate::search::tuning::SearchTuning;
+use crate::tuning::SearchTuning;
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -6,9 +6,9 @@
 //! succeeds or leaves the state exactly as it was and prints
 //! `info string error: …`.
 
-use super::options::EngineOptions;
 use super::output::Output;
 use super::session::{MakeSession, SearchSignals, Session};
+use crate::engine::options::EngineOptions;
 use crate::game::{OptionKind, OptionSpec, Player};
 use crate::games::{GAME_NAMES, visit_game};
 use crate::search::alphabeta::MAX_DEPTH;

@@ -3,9 +3,7 @@
 //! commands; [`session`] adapts each game; [`output`] serialises lines.
 
 pub mod engine;
-pub mod options;
 pub mod output;
-pub mod searchers;
 pub mod session;
 
 use engine::{Engine, Flow};

@@ -2,21 +2,18 @@
 //! and its search state, behind an object-safe trait so that the protocol
 //! loop can hold every game at once and switch with `setoption name Game`.
 
-use super::options::EngineOptions;
 use super::output::Output;
-use super::searchers::Searchers;
+use crate::engine::MAX_LISTED_MOVES;
+use crate::engine::options::EngineOptions;
+use crate::engine::searchers::Searchers;
 use crate::game::{Game, GameOptions, GameState, OptionSpec, Outcome, Player};
 use crate::games::GameVisitor;
 use crate::search::Report;
+use crate::search::perft;
 use crate::search::time::{GoParams, TurnShape};
-use crate::tools::perft;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-
-/// Most legal moves `query moves`, `perft` and the generic searches accept
-/// at the root (Nim with huge heaps has more).
-pub const MAX_LISTED_MOVES: u64 = 100_000;
 
 /// A game's protocol state, independent of which game it is.
 pub trait Session: Send {

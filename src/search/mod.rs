@@ -5,9 +5,9 @@
 pub mod alphabeta;
 pub mod determinized;
 pub mod mcts;
+pub mod perft;
 pub mod time;
 pub mod tt;
-pub mod tuning;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -14,15 +14,15 @@
 //!
 //! A line "carries a check" when it has `bm`, `am` or `value`; it is solved
 //! when all its checks pass. The engine chooses its move exactly as `go`
-//! does ([`crate::protocol::searchers::Searchers::think`]): with
+//! does ([`crate::engine::searchers::Searchers::think`]): with
 //! `search=auto` the game's perfect-play oracle answers where it can,
 //! otherwise the chosen search runs; a `value` is then known only when the score is a proven win or
 //! loss (`draw` passes on a score of exactly 0, which is a guess).
 
+use crate::engine::options::{EngineOptions, SearchChoice};
+use crate::engine::searchers::Searchers;
 use crate::game::{Game, GameOptions, GameState, Proven};
 use crate::games::{GameVisitor, visit_game};
-use crate::protocol::options::{EngineOptions, SearchChoice};
-use crate::protocol::searchers::Searchers;
 use crate::search::{Limits, MATE, is_proven, score_text};
 use crate::tools::positions::{PositionLine, parse_positions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -1,4 +1,4 @@
-//! Tools built on the games and searches: perft, bench, solve, analyse,
+//! Tools built on the games, searches and engine: bench, solve, analyse,
 //! match, openings, and the learned evaluation's datagen and train.
 
 pub mod analyse;
@@ -6,7 +6,6 @@ pub mod bench;
 pub mod datagen;
 pub mod matches;
 pub mod openings;
-pub mod perft;
 pub mod positions;
 pub mod solve;
 pub mod train;

@@ -39,14 +39,16 @@ pub mod eval_cache;
 pub mod history;
 pub mod in_progress;
 pub mod node;
+pub mod reductions;
 
 use crate::game::{Game, GameState};
 use crate::network::Network;
 use crate::search::tt::TranspositionTable;
-use crate::search::tuning::{ReductionTable, SearchTuning};
 use crate::search::{INFINITY, Limits, MATE, Report, SearchResult, is_proven};
+use crate::tuning::SearchTuning;
 use in_progress::InProgress;
 use node::{Context, Worker};
+use reductions::ReductionTable;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;

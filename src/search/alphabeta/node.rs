@@ -14,11 +14,12 @@
 use super::eval_cache::EvalCache;
 use super::history::{HISTORY_MAX, History};
 use super::in_progress::InProgress;
+use super::reductions::ReductionTable;
 use crate::game::{Game, Outcome, Player};
 use crate::network::Network;
 use crate::search::tt::{Bound, StoreArgs, TranspositionTable};
-use crate::search::tuning::{ReductionTable, SearchTuning};
 use crate::search::{INFINITY, Limits, MATE_BOUND, is_proven, loss_in, win_in};
+use crate::tuning::SearchTuning;
 use ahash::AHashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -396,7 +397,7 @@ impl<G: Game> Worker<G> {
     }
 
     /// Whether the table move `mv` is singular (see
-    /// [`crate::search::tuning::SingularExtension`]): the plies to extend it
+    /// [`crate::tuning::SingularExtension`]): the plies to extend it
     /// by (−1, 0 or 1), or a multi-cut score for the node.
     #[allow(clippy::too_many_arguments)]
     fn singular_test(

@@ -7,7 +7,7 @@
 //! killed and started again before the next game.
 
 use super::adjudication::EngineScore;
-use super::player::Forfeit;
+use super::forfeit::Forfeit;
 use super::spec::{Dialect, ExternalSpec};
 use crate::search::time::GoParams;
 use std::io::{BufRead, BufReader, Write};

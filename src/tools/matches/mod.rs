@@ -11,17 +11,22 @@
 
 pub mod adjudication;
 pub mod external;
+pub mod forfeit;
 pub mod interrupt;
 pub mod pgn;
+pub mod plan;
 pub mod player;
 pub mod record;
 pub mod referee;
+pub mod replay;
 pub mod spec;
 pub mod stats;
+pub mod writer;
 
 use crate::game::{Game, GameOptions, Player};
 use crate::games::{GameVisitor, visit_game};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use plan::Plan;
 use player::{Competitor, make_competitor};
 use record::GameRecord;
 use referee::{GameSetup, play_game};
@@ -34,6 +39,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Duration;
+use writer::RecordWriter;
 
 /// How much time players get.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,54 +152,6 @@ pub struct MatchConfig {
     /// starts, the games in progress are abandoned, the finished ones are
     /// summarised and recorded.
     pub stop: Option<Arc<AtomicBool>>,
-}
-
-/// The game indices (from 0) one run plays, in order, computed rather than
-/// listed (a typo in `--games` must not allocate gigabytes): every game, or
-/// for shard I of N the games of opening pairs I − 1, I − 1 + N, ….
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Plan {
-    games: usize,
-    shard: Option<(usize, usize)>,
-}
-
-impl Plan {
-    /// The `k`-th game index of the plan, if there is one.
-    fn get(&self, k: usize) -> Option<usize> {
-        let index = match self.shard {
-            None => k,
-            Some((i, n)) => (k / 2)
-                .checked_mul(n)
-                .and_then(|p| p.checked_add(i - 1))
-                .and_then(|p| p.checked_mul(2))
-                .and_then(|g| g.checked_add(k % 2))?,
-        };
-        (index < self.games).then_some(index)
-    }
-
-    /// How many games the plan has.
-    fn len(&self) -> usize {
-        match self.shard {
-            None => self.games,
-            Some((i, n)) => {
-                let pair_games = |p: usize| (self.games - 2 * p).min(2);
-                let pairs = self.games.div_ceil(2);
-                // Pairs i − 1, i − 1 + n, … below `pairs`; only the last
-                // pair of an odd match has a single game.
-                let mine = if pairs > i - 1 {
-                    (pairs - (i - 1)).div_ceil(n)
-                } else {
-                    0
-                };
-                let last_mine = mine > 0 && (pairs - 1) % n == i - 1;
-                if last_mine {
-                    2 * (mine - 1) + pair_games(pairs - 1)
-                } else {
-                    2 * mine
-                }
-            }
-        }
-    }
 }
 
 /// Parses `I/N` (1 ≤ I ≤ N) for `--shard`.
@@ -643,89 +601,6 @@ impl Tally {
     }
 }
 
-/// How a [`RecordWriter`] writes one game.
-type Render = Box<dyn Fn(&GameRecord) -> Result<String, String>>;
-
-/// Writes records (or PGN) in game order as soon as every earlier game of
-/// the plan is in.
-struct RecordWriter {
-    file: std::io::BufWriter<std::fs::File>,
-    path: PathBuf,
-    render: Render,
-    /// The game indices in the order they are written.
-    plan: Plan,
-    /// How many of the plan are written.
-    next: usize,
-    written: std::collections::BTreeSet<usize>,
-    failed: Option<String>,
-}
-
-impl RecordWriter {
-    /// `--out`: the tab-separated record file.
-    fn records(path: &PathBuf, plan: Plan) -> Result<RecordWriter, String> {
-        let mut writer = Self::create(path, plan, Box::new(|r| Ok(r.to_line())))?;
-        writer.line(&format!("# agon match records, {}", record::FORMAT_LINE));
-        Ok(writer)
-    }
-
-    /// `--pgn`: one PGN record per game.
-    fn pgn(path: &PathBuf, plan: Plan) -> Result<RecordWriter, String> {
-        let date = pgn::today();
-        let render = Box::new(move |r: &GameRecord| {
-            pgn::pgn_game(r, "agon match", &date).map(|t| t.trim_end().to_owned() + "\n")
-        });
-        Self::create(path, plan, render)
-    }
-
-    fn create(path: &PathBuf, plan: Plan, render: Render) -> Result<RecordWriter, String> {
-        let file = std::fs::File::create(path)
-            .map_err(|e| format!("cannot create '{}': {e}", path.display()))?;
-        Ok(RecordWriter {
-            file: std::io::BufWriter::new(file),
-            path: path.clone(),
-            render,
-            plan,
-            next: 0,
-            written: std::collections::BTreeSet::new(),
-            failed: None,
-        })
-    }
-
-    fn line(&mut self, text: &str) {
-        if self.failed.is_none()
-            && let Err(e) = writeln!(self.file, "{text}").and_then(|()| self.file.flush())
-        {
-            self.failed = Some(format!("cannot write '{}': {e}", self.path.display()));
-        }
-    }
-
-    fn write(&mut self, record: &GameRecord) {
-        if self.written.insert(record.number) {
-            match (self.render)(record) {
-                Ok(text) => self.line(&text),
-                Err(e) => self.failed = Some(format!("game {}: {e}", record.number)),
-            }
-        }
-    }
-
-    /// Writes the records that continue the written prefix of the plan.
-    fn write_ready(&mut self, pending: &BTreeMap<usize, GameRecord>) {
-        while let Some(record) = self.plan.get(self.next).and_then(|i| pending.get(&i)) {
-            self.write(record);
-            self.next += 1;
-        }
-    }
-
-    /// At the end: writes every record not written yet (after an SPRT stop
-    /// some earlier games may be missing; the numbers say which).
-    fn write_all(&mut self, records: &[GameRecord]) -> Result<(), String> {
-        for record in records {
-            self.write(record);
-        }
-        self.failed.take().map_or(Ok(()), Err)
-    }
-}
-
 fn progress_bar(config: &MatchConfig, games: usize) -> ProgressBar {
     if !config.progress {
         return ProgressBar::hidden();
@@ -737,38 +612,4 @@ fn progress_bar(config: &MatchConfig, games: usize) -> ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shard_plans_list_whole_pairs_without_allocating() {
-        for games in 0..23 {
-            for n in 1..5 {
-                let mut all = Vec::new();
-                for i in 1..=n {
-                    let plan = Plan {
-                        games,
-                        shard: Some((i, n)),
-                    };
-                    let listed: Vec<usize> = (0..).map_while(|k| plan.get(k)).collect();
-                    let expected: Vec<usize> =
-                        (0..games).filter(|g| (g / 2) % n == i - 1).collect();
-                    assert_eq!(listed, expected, "{games} games, shard {i}/{n}");
-                    assert_eq!(plan.len(), expected.len(), "{games} games, shard {i}/{n}");
-                    all.extend(listed);
-                }
-                all.sort_unstable();
-                assert_eq!(all, (0..games).collect::<Vec<_>>());
-            }
-        }
-        let huge = Plan {
-            games: usize::MAX,
-            shard: Some((2, 3)),
-        };
-        assert_eq!(huge.get(3), Some(9));
-        assert!(huge.len() > 0);
-    }
 }

@@ -5,11 +5,12 @@
 
 use super::adjudication::EngineScore;
 use super::external::ExternalEngine;
+use super::forfeit::Forfeit;
 use super::spec::{BuiltinKind, BuiltinSpec, PlayerKind, PlayerSpec};
+use crate::engine::MAX_LISTED_MOVES;
+use crate::engine::options::EngineOptions;
+use crate::engine::searchers::Searchers;
 use crate::game::{Game, GameState};
-use crate::protocol::options::EngineOptions;
-use crate::protocol::searchers::Searchers;
-use crate::protocol::session::MAX_LISTED_MOVES;
 use crate::search::Limits;
 use crate::search::time::{GoParams, TurnShape};
 use rand::{RngExt, SeedableRng};
@@ -17,33 +18,6 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-
-/// Why a player lost a game without the rules deciding it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Forfeit {
-    /// An unreadable or illegal move.
-    IllegalMove(String),
-    /// No answer in time.
-    Timeout(String),
-    /// The engine process exited, could not be started or closed its pipes.
-    Crash(String),
-    /// No answer to `ugi` or `isready`.
-    Handshake(String),
-    /// The clock ran out.
-    Flag(String),
-}
-
-impl std::fmt::Display for Forfeit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Forfeit::IllegalMove(why) => write!(f, "illegal move {why}"),
-            Forfeit::Timeout(why) => write!(f, "timeout, {why}"),
-            Forfeit::Crash(why) => write!(f, "crash, {why}"),
-            Forfeit::Handshake(why) => write!(f, "handshake failed, {why}"),
-            Forfeit::Flag(why) => write!(f, "loss on time, {why}"),
-        }
-    }
-}
 
 /// What a player is asked on its turn.
 pub struct MoveRequest<'a, G: Game> {
@@ -172,17 +146,8 @@ impl<G: Game> Builtin<G> {
     /// The engine options this player's spec stands for.
     fn engine_options(&self) -> EngineOptions {
         EngineOptions {
-            hash_mb: self.spec.hash_mb,
-            threads: self.spec.threads,
-            search: self.spec.search,
             move_overhead_ms: BUILTIN_OVERHEAD_MS,
-            playout: self.spec.playout,
-            exploration_centi: self.spec.exploration_centi,
-            parallel: self.spec.parallel,
-            eval: self.spec.eval,
-            eval_files: self.spec.eval_files.clone(),
-            hidden: self.spec.hidden,
-            samples: self.spec.samples,
+            ..self.spec.engine.clone()
         }
     }
 

@@ -5,7 +5,8 @@
 
 use super::TimeControl;
 use super::adjudication::{Adjudication, Adjudicator};
-use super::player::{Competitor, Forfeit, MoveRequest};
+use super::forfeit::Forfeit;
+use super::player::{Competitor, MoveRequest};
 use super::record::{GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES};
 use crate::game::{Game, GameOptions, GameState, Outcome, Player};
 use crate::search::time::GoParams;

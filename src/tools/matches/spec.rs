@@ -18,13 +18,8 @@
 //!   as a process and driven over UGI or UAI. The command line is split on
 //!   spaces; single or double quotes keep spaces inside one argument.
 
-use crate::network::Network;
-use crate::protocol::options::{
-    EngineOptions, EvalChoice, HiddenChoice, MAX_SAMPLES, PlayoutChoice, SearchChoice,
-    parse_parallel,
-};
-use crate::search::mcts::Parallel;
-use std::sync::Arc;
+use crate::engine::options::EngineOptions;
+use crate::game::{parse_check, parse_combo, parse_spin};
 
 /// What kind of built-in player moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,30 +38,14 @@ pub enum BuiltinKind {
 pub struct BuiltinSpec {
     /// Engine, baseline or random.
     pub kind: BuiltinKind,
-    /// Which search the engine runs.
-    pub search: SearchChoice,
+    /// The engine's options, set by the keys named after them (`hash=`,
+    /// `search=`, …) and read by the engine's one parser, so a value is
+    /// refused here exactly as over the protocol.
+    pub engine: EngineOptions,
     /// Maximum depth per move, on top of the time control.
     pub depth: Option<u32>,
     /// Maximum nodes per move, on top of the time control.
     pub nodes: Option<u64>,
-    /// Search threads (used by MCTS).
-    pub threads: usize,
-    /// Transposition table size, MiB.
-    pub hash_mb: usize,
-    /// MCTS playout policy.
-    pub playout: PlayoutChoice,
-    /// MCTS exploration constant × 100.
-    pub exploration_centi: u32,
-    /// How MCTS threads share the work.
-    pub parallel: Parallel,
-    /// Which evaluation alpha-beta uses.
-    pub eval: EvalChoice,
-    /// Networks loaded with `evalfile=` (see `EvalFile`).
-    pub eval_files: Vec<Arc<Network>>,
-    /// How hidden information is searched (`hidden=`, as `HiddenInfo`).
-    pub hidden: HiddenChoice,
-    /// Samples of hidden information per move (`samples=`).
-    pub samples: usize,
     /// Whether this player picks its own secret squares (`secrets=auto`)
     /// rather than being dealt random ones (`secrets=random`).
     pub choose_secrets: bool,
@@ -75,22 +54,20 @@ pub struct BuiltinSpec {
     pub peek: bool,
 }
 
+/// Memory of a built-in player's search by default, MiB: less than the
+/// engine's 64, as matches run several players and games at once.
+pub const BUILTIN_HASH_MB: usize = 16;
+
 impl Default for BuiltinSpec {
     fn default() -> Self {
         BuiltinSpec {
             kind: BuiltinKind::Engine,
-            search: SearchChoice::Auto,
+            engine: EngineOptions {
+                hash_mb: BUILTIN_HASH_MB,
+                ..EngineOptions::default()
+            },
             depth: None,
             nodes: None,
-            threads: 1,
-            hash_mb: 16,
-            playout: PlayoutChoice::Auto,
-            exploration_centi: EngineOptions::default().exploration_centi,
-            parallel: EngineOptions::default().parallel,
-            eval: EvalChoice::Auto,
-            eval_files: Vec::new(),
-            hidden: EngineOptions::default().hidden,
-            samples: EngineOptions::default().samples,
             choose_secrets: false,
             peek: false,
         }
@@ -224,61 +201,42 @@ fn external(text: &str, dialect: Dialect, command: &str) -> Result<PlayerSpec, S
     })
 }
 
-fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("player key {key} takes a positive integer, not '{value}'"))
-}
+/// The player keys that set an engine option, and the option each sets.
+const ENGINE_KEYS: [(&str, &str); 10] = [
+    ("search", "Search"),
+    ("threads", "Threads"),
+    ("hash", "Hash"),
+    ("playout", "Playout"),
+    ("parallel", "Parallel"),
+    ("exploration", "Exploration"),
+    ("eval", "Eval"),
+    ("evalfile", "EvalFile"),
+    ("hidden", "HiddenInfo"),
+    ("samples", "Samples"),
+];
 
 fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String> {
+    if let Some(&(_, option)) = ENGINE_KEYS.iter().find(|(k, _)| *k == key) {
+        spec.engine.set(option, value)?;
+        return Ok(());
+    }
     match key {
-        "search" => {
-            spec.search = SearchChoice::parse(value)?;
-        }
         "player" => {
-            spec.kind = match value {
+            spec.kind = match parse_combo("player", value, &["engine", "baseline", "random"])? {
                 "engine" => BuiltinKind::Engine,
                 "baseline" => BuiltinKind::Baseline,
-                "random" => BuiltinKind::Random,
-                _ => {
-                    return Err(format!(
-                        "player must be engine, baseline or random, not '{value}'"
-                    ));
-                }
+                _ => BuiltinKind::Random,
             }
         }
         "depth" => {
-            let depth: u32 = number(key, value)?;
-            let max = crate::search::alphabeta::MAX_DEPTH;
-            if depth == 0 || depth > max {
-                return Err(format!("depth must be 1 to {max}, not {depth}"));
-            }
-            spec.depth = Some(depth);
+            let max = i64::from(crate::search::alphabeta::MAX_DEPTH);
+            spec.depth = Some(parse_spin("depth", value, 1, max)? as u32);
         }
-        "nodes" => spec.nodes = Some(number::<u64>(key, value)?.max(1)),
-        "threads" => spec.threads = number::<usize>(key, value)?.clamp(1, 256),
-        "hash" => spec.hash_mb = number::<usize>(key, value)?.clamp(1, 65_536),
-        "playout" => spec.playout = PlayoutChoice::parse(value)?,
-        "parallel" => spec.parallel = parse_parallel(value)?,
-        "exploration" => spec.exploration_centi = number::<u32>(key, value)?.clamp(1, 1000),
-        "eval" => spec.eval = EvalChoice::parse(value)?,
-        "hidden" => spec.hidden = HiddenChoice::parse(value)?,
-        "samples" => spec.samples = number::<usize>(key, value)?.clamp(1, MAX_SAMPLES as usize),
+        "nodes" => spec.nodes = Some(parse_spin("nodes", value, 1, i64::MAX)? as u64),
         "secrets" => {
-            spec.choose_secrets = match value {
-                "auto" => true,
-                "random" => false,
-                _ => return Err(format!("secrets must be auto or random, not '{value}'")),
-            }
+            spec.choose_secrets = parse_combo("secrets", value, &["auto", "random"])? == "auto"
         }
-        "peek" => {
-            spec.peek = match value {
-                "true" => true,
-                "false" => false,
-                _ => return Err(format!("peek must be true or false, not '{value}'")),
-            }
-        }
-        "evalfile" => crate::protocol::options::load_eval_file(value, &mut spec.eval_files)?,
+        "peek" => spec.peek = parse_check("peek", value)?,
         _ => {
             return Err(format!(
                 "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, eval, evalfile, hidden, samples, secrets, peek, player, name)"
@@ -361,7 +319,7 @@ mod tests {
             panic!("built-in expected");
         };
         assert_eq!(
-            (builtin.depth, builtin.hash_mb, builtin.kind),
+            (builtin.depth, builtin.engine.hash_mb, builtin.kind),
             (Some(3), 8, BuiltinKind::Random)
         );
         let spec = PlayerSpec::parse("agon:peek=true").expect("valid");
@@ -379,5 +337,35 @@ mod tests {
         ] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn engine_keys_are_refused_out_of_range_as_over_the_protocol() {
+        // `threads` and `hash` used to be clamped silently here while the
+        // protocol refused the same values.
+        for (key, option) in ENGINE_KEYS {
+            for value in ["0", "-1", "999999", "x"] {
+                let mut protocol = EngineOptions::default();
+                let over_protocol = protocol.set(option, value);
+                let as_key = PlayerSpec::parse(&format!("agon:{key}={value}"));
+                assert_eq!(
+                    over_protocol.is_err(),
+                    as_key.is_err(),
+                    "{key}={value}: {over_protocol:?} {as_key:?}"
+                );
+                if let (Err(protocol), Err(key)) = (over_protocol, as_key) {
+                    assert_eq!(protocol, key);
+                }
+            }
+        }
+        let spec = PlayerSpec::parse("agon:threads=2,hash=8,search=MCTS").expect("valid");
+        let PlayerKind::Builtin(builtin) = spec.kind else {
+            panic!("built-in expected");
+        };
+        let mut expected = BuiltinSpec::default().engine;
+        for (name, value) in [("Threads", "2"), ("Hash", "8"), ("Search", "mcts")] {
+            expected.set(name, value).expect("valid");
+        }
+        assert_eq!(builtin.engine, expected);
     }
 }

@@ -3,8 +3,8 @@
 //! one (with `Search auto`), else the chosen generic search, keeping the
 //! search memory (transposition table or MCTS tree) between moves.
 
+use super::MAX_LISTED_MOVES;
 use super::options::{EngineOptions, HiddenChoice, PlayoutChoice, SearchChoice};
-use super::session::MAX_LISTED_MOVES;
 use crate::game::{Game, GameState, PreferredSearch, Proven, SolveBudget, Solved};
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::determinized;

@@ -1,0 +1,93 @@
+//! Writes a match's games as they finish, in game order: the record file
+//! (`--out`) and PGN (`--pgn`), for a match being played and for the games
+//! of a replay or merge.
+
+use super::pgn;
+use super::plan::Plan;
+use super::record::{self, GameRecord};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// How a [`RecordWriter`] writes one game.
+type Render = Box<dyn Fn(&GameRecord) -> Result<String, String>>;
+
+/// Writes records (or PGN) in game order as soon as every earlier game of
+/// the plan is in.
+pub struct RecordWriter {
+    file: std::io::BufWriter<std::fs::File>,
+    path: PathBuf,
+    render: Render,
+    /// The game indices in the order they are written.
+    plan: Plan,
+    /// How many of the plan are written.
+    next: usize,
+    written: std::collections::BTreeSet<usize>,
+    failed: Option<String>,
+}
+
+impl RecordWriter {
+    /// `--out`: the tab-separated record file.
+    pub fn records(path: &PathBuf, plan: Plan) -> Result<RecordWriter, String> {
+        let mut writer = Self::create(path, plan, Box::new(|r| Ok(r.to_line())))?;
+        writer.line(&format!("# agon match records, {}", record::FORMAT_LINE));
+        Ok(writer)
+    }
+
+    /// `--pgn`: one PGN record per game.
+    pub fn pgn(path: &PathBuf, plan: Plan) -> Result<RecordWriter, String> {
+        let date = pgn::today();
+        let render = Box::new(move |r: &GameRecord| {
+            pgn::pgn_game(r, "agon match", &date).map(|t| t.trim_end().to_owned() + "\n")
+        });
+        Self::create(path, plan, render)
+    }
+
+    fn create(path: &PathBuf, plan: Plan, render: Render) -> Result<RecordWriter, String> {
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("cannot create '{}': {e}", path.display()))?;
+        Ok(RecordWriter {
+            file: std::io::BufWriter::new(file),
+            path: path.clone(),
+            render,
+            plan,
+            next: 0,
+            written: std::collections::BTreeSet::new(),
+            failed: None,
+        })
+    }
+
+    fn line(&mut self, text: &str) {
+        if self.failed.is_none()
+            && let Err(e) = writeln!(self.file, "{text}").and_then(|()| self.file.flush())
+        {
+            self.failed = Some(format!("cannot write '{}': {e}", self.path.display()));
+        }
+    }
+
+    fn write(&mut self, record: &GameRecord) {
+        if self.written.insert(record.number) {
+            match (self.render)(record) {
+                Ok(text) => self.line(&text),
+                Err(e) => self.failed = Some(format!("game {}: {e}", record.number)),
+            }
+        }
+    }
+
+    /// Writes the records that continue the written prefix of the plan.
+    pub fn write_ready(&mut self, pending: &BTreeMap<usize, GameRecord>) {
+        while let Some(record) = self.plan.get(self.next).and_then(|i| pending.get(&i)) {
+            self.write(record);
+            self.next += 1;
+        }
+    }
+
+    /// At the end: writes every record not written yet (after an SPRT stop
+    /// some earlier games may be missing; the numbers say which).
+    pub fn write_all(&mut self, records: &[GameRecord]) -> Result<(), String> {
+        for record in records {
+            self.write(record);
+        }
+        self.failed.take().map_or(Ok(()), Err)
+    }
+}
