@@ -81,7 +81,38 @@ pub fn random_play<G: Game>(
     stats
 }
 
-/// Checks one position: hash, notation round trips, move list consistency.
+/// The move codes that the transposition table, killers and history store
+/// instead of moves: each code reads back as its move, and no two moves of
+/// a position share one (a shared code would make the table's move for one
+/// position another's).
+fn check_move_codes<G: Game>(position: &G, moves: &[G::Move], context: &dyn Fn() -> String) {
+    let mut codes = Vec::with_capacity(moves.len());
+    for &mv in moves {
+        let Some(code) = G::move_code(mv) else {
+            continue;
+        };
+        let text = position.move_to_string(mv);
+        assert_eq!(
+            G::move_from_code(code),
+            Some(mv),
+            "move '{text}' has code {code}, which does not read back as it, at {}",
+            context()
+        );
+        codes.push(code);
+    }
+    codes.sort_unstable();
+    let coded = codes.len();
+    codes.dedup();
+    assert_eq!(
+        codes.len(),
+        coded,
+        "two moves share a code at {}",
+        context()
+    );
+}
+
+/// Checks one position: hash, notation round trips, move codes, move list
+/// consistency.
 /// Leaves the legal moves in `moves`.
 fn check_position<G: Game>(
     position: &G,
@@ -144,6 +175,7 @@ fn check_position<G: Game>(
             context()
         );
     }
+    check_move_codes(position, moves, &context);
     let mut unique = moves.clone();
     unique.sort_by_key(|m| position.move_to_string(*m));
     unique.dedup();

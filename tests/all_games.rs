@@ -175,3 +175,26 @@ fn every_game_plays_to_the_end_through_the_protocol() {
         }
     }
 }
+
+/// `agon bench`'s node count on this build: the build signature that
+/// Stockfish quotes as `Bench:` in its commits. A change to the search, an
+/// evaluation, a network or a game's move order changes it; such a change
+/// updates this number and quotes the new `Bench:` line in its commit
+/// message. A restructuring must leave it as it is.
+const BENCH_NODES: u64 = 3_524_270;
+
+#[test]
+fn the_bench_node_count_is_the_builds_signature() {
+    let mut out = Vec::new();
+    let totals = agon::tools::bench::run(&mut out).expect("the bench runs");
+    let text = String::from_utf8_lossy(&out);
+    assert_eq!(
+        totals.nodes, BENCH_NODES,
+        "the bench node count changed: update BENCH_NODES if the search was meant to change\n{text}"
+    );
+    let last = text.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with(&format!("Bench: {BENCH_NODES} nodes ")),
+        "{last}"
+    );
+}

@@ -489,8 +489,11 @@ fn a_stopped_match_counts_and_records_only_its_finished_games() {
     let dir = scratch("stopped");
     let stop = Arc::new(AtomicBool::new(false));
     let mut config = ataxx_depth_match(Adjudication::default());
-    config.players =
-        ["agon:depth=1,name=a", "agon:depth=1,name=b"].map(|p| PlayerSpec::parse(p).unwrap());
+    config.players = [
+        "agon:depth=1,eval=classic,name=a",
+        "agon:depth=1,eval=classic,name=b",
+    ]
+    .map(|p| PlayerSpec::parse(p).unwrap());
     config.games = 40;
     config.out = Some(dir.join("stopped.txt"));
     config.stop = Some(Arc::clone(&stop));
@@ -674,8 +677,15 @@ fn ply_limit_adjudicates_a_draw() {
 
 /// Two deterministic Ataxx players (fixed depths, one thread) from the
 /// start position, both colours.
+/// Two fixed-depth Ataxx players on the classic evaluation, so that what
+/// the tests below see does not hang on the shipped network (a new network
+/// used to change which games resign).
 fn ataxx_depth_match(adjudication: Adjudication) -> MatchConfig {
-    let mut config = nim_match("agon:depth=4,name=deep", "agon:depth=1,name=shallow", 2);
+    let mut config = nim_match(
+        "agon:depth=4,eval=classic,name=deep",
+        "agon:depth=1,eval=classic,name=shallow",
+        2,
+    );
     config.game = "ataxx".into();
     config.time = TimeControl::movetime(5_000);
     config.adjudication = adjudication;
