@@ -563,112 +563,136 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         None
     }
 
-    /// Number of inputs of this game's learned evaluation ([`crate::network`]),
-    /// `None` when the game has none.
-    fn network_inputs() -> Option<usize> {
+    /// This game's learned-evaluation hooks (what [`crate::network`] reads
+    /// of a position, the network shipped for it), `None` when it has no
+    /// network: algorithm knowledge handed out by the game rather than
+    /// methods of every position, as OpenSpiel keeps it out of its `State`.
+    fn learned() -> Option<&'static dyn LearnedEvaluation<Self>> {
         None
     }
 
-    /// Pushes onto `active` the indices (below [`Game::network_inputs`]) of
-    /// the network inputs that are on in this position, seen from the side
-    /// to move. Nothing for games without a network.
-    fn active_inputs(&self, active: &mut Vec<u16>) {
-        let _ = active;
-    }
-
-    /// Which of a network's `buckets` output layers evaluates this position
-    /// (below `buckets`): a stage of the game (how full the board is), so
-    /// that one hidden layer can be read differently in the opening and the
-    /// endgame. 0 by default: the same output for every position.
-    fn network_bucket(&self, buckets: usize) -> usize {
-        let _ = buckets;
-        0
-    }
-
-    /// Where each network input goes in each image of
-    /// [`Game::symmetric_images`] (in their order): `maps[k][i]` is the
-    /// input that input `i` of a position becomes in its `k`-th image, so
-    /// that an image's active inputs are the position's mapped, and every
-    /// image falls in the position's output bucket. With it `agon train`
-    /// keeps one image per record and makes the others as it reads them
-    /// (an eighth of the memory for a square board). `None`, the default:
-    /// the trainer computes and keeps every image.
-    fn image_input_maps() -> Option<Vec<Vec<u16>>> {
+    /// This game's hidden-information hooks (CTOR's secret squares), `None`
+    /// for games of perfect information, where a player's view is the
+    /// whole position.
+    fn hidden() -> Option<&'static dyn HiddenInformation<Self>> {
         None
-    }
-
-    /// What the evaluation adds for hidden information the position only
-    /// knows in expectation (CTOR's secret squares under `HiddenInfo
-    /// expect`), so that a learned evaluation, which does not see it, gets
-    /// it too. Part of [`Game::evaluate`] already; 0 for most games.
-    fn hidden_information_term(&self) -> i32 {
-        0
-    }
-
-    /// The network file shipped for this game (embedded in the binary).
-    fn embedded_network() -> Option<&'static [u8]> {
-        None
-    }
-
-    /// Whether the shipped network was trained for this position's
-    /// variant (board size, team size, …). Where it was not, `Eval auto`
-    /// evaluates with the classic evaluation instead; a network loaded
-    /// with `EvalFile` is used as given. Every variant by default.
-    fn embedded_network_fits(&self) -> bool {
-        true
-    }
-
-    /// A copy of this position in which the hidden information that
-    /// `observer` does not know has been sampled, consistently with what
-    /// has been observed (CTOR's secret squares: the opponent's unused
-    /// squares drawn from the squares not ruled out). `None` when nothing
-    /// is hidden from `observer`: the searches then run as usual. What the
-    /// observer should know but does not (its own secrets, not told) is
-    /// taken as absent, so that it never plays a move it cannot justify.
-    fn sample_hidden(&self, observer: Player, rng: &mut Xoshiro256PlusPlus) -> Option<Self> {
-        let _ = (observer, rng);
-        None
-    }
-
-    /// A copy in which everything hidden from `observer` is taken as absent
-    /// (CTOR: the opponent is assumed to have no secret squares left), the
-    /// stance of an engine that ignores hidden information. `None` when
-    /// nothing is hidden from `observer`.
-    fn assume_nothing_hidden(&self, observer: Player) -> Option<Self> {
-        let _ = observer;
-        None
-    }
-
-    /// A copy in which what is hidden from `observer` is taken in
-    /// expectation rather than sampled (CTOR: every candidate square is
-    /// the opponent's secret with equal probability, and the evaluation
-    /// counts each possible substitution by its expected value). `None`
-    /// when nothing is hidden from `observer` or the game has no such
-    /// model.
-    fn expect_hidden(&self, observer: Player) -> Option<Self> {
-        let _ = observer;
-        None
-    }
-
-    /// This position as `observer` may see it: what only the other side
-    /// knows is removed (a referee hands each player its own view). The
-    /// default, a copy, suits games of perfect information.
-    fn view_for(&self, observer: Player) -> Self {
-        let _ = observer;
-        self.clone()
-    }
-
-    /// Whether `mv` reveals hidden information (a CTOR substitution shows
-    /// the square was secret), so that lines searched in a sampled
-    /// position are never printed past it.
-    fn reveals_hidden(&self, mv: Self::Move) -> bool {
-        let _ = mv;
-        false
     }
 
     /// A text diagram for the `d` command.
     fn diagram(&self) -> String {
         self.fen()
+    }
+}
+
+/// A game's learned evaluation, as [`crate::network`] and `agon train` see
+/// it: a network's inputs for a position, its output buckets, the
+/// symmetries the trainer may use, and the network shipped in the binary.
+/// A game that has one hands it out with [`Game::learned`].
+pub trait LearnedEvaluation<G: Game>: Sync {
+    /// Number of network inputs.
+    fn inputs(&self) -> usize;
+
+    /// Pushes onto `active` the indices (below [`LearnedEvaluation::inputs`])
+    /// of the inputs that are on in `position`, seen from the side to move.
+    fn active_inputs(&self, position: &G, active: &mut Vec<u16>);
+
+    /// Which of a network's `buckets` output layers evaluates `position`
+    /// (below `buckets`): a stage of the game (how full the board is), so
+    /// that one hidden layer can be read differently in the opening and the
+    /// endgame. 0 by default: the same output for every position.
+    fn bucket(&self, position: &G, buckets: usize) -> usize {
+        let _ = (position, buckets);
+        0
+    }
+
+    /// Where each input goes in each image of [`Game::symmetric_images`]
+    /// (in their order): `maps[k][i]` is the input that input `i` of a
+    /// position becomes in its `k`-th image, so that an image's active
+    /// inputs are the position's mapped, and every image falls in the
+    /// position's output bucket. With it `agon train` keeps one image per
+    /// record and makes the others as it reads them (an eighth of the memory
+    /// for a square board). `None`, the default: the trainer computes and
+    /// keeps every image.
+    fn image_input_maps(&self) -> Option<Vec<Vec<u16>>> {
+        None
+    }
+
+    /// The network file shipped for this game (embedded in the binary).
+    fn embedded_network(&self) -> Option<&'static [u8]> {
+        None
+    }
+
+    /// Whether the shipped network was trained for `position`'s variant
+    /// (board size, team size, …). Where it was not, `Eval auto` evaluates
+    /// with the classic evaluation instead; a network loaded with
+    /// `EvalFile` is used as given. Every variant by default.
+    fn embedded_network_fits(&self, position: &G) -> bool {
+        let _ = position;
+        true
+    }
+}
+
+/// What the rules hide from a player (CTOR's secret squares), for the
+/// referee that hands each player its view and the searches that model
+/// what they cannot see. A game that hides something hands this out with
+/// [`Game::hidden`].
+pub trait HiddenInformation<G: Game>: Sync {
+    /// A copy of `position` in which the hidden information that `observer`
+    /// does not know has been sampled, consistently with what has been
+    /// observed (CTOR: the opponent's unused squares drawn from the squares
+    /// not ruled out). `None` when nothing is hidden from `observer`: the
+    /// searches then run as usual. What the observer should know but does
+    /// not (its own secrets, not told) is taken as absent, so that it never
+    /// plays a move it cannot justify.
+    fn sample_hidden(
+        &self,
+        position: &G,
+        observer: Player,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Option<G>;
+
+    /// A copy in which everything hidden from `observer` is taken as absent
+    /// (CTOR: the opponent is assumed to have no secret squares left), the
+    /// stance of an engine that ignores hidden information. `None` when
+    /// nothing is hidden from `observer`.
+    fn assume_nothing_hidden(&self, position: &G, observer: Player) -> Option<G>;
+
+    /// A copy in which what is hidden from `observer` is taken in
+    /// expectation rather than sampled (CTOR: every candidate square is the
+    /// opponent's secret with equal probability, and the evaluation counts
+    /// each possible substitution by its expected value). `None` when
+    /// nothing is hidden from `observer` or the game has no such model.
+    fn expect_hidden(&self, position: &G, observer: Player) -> Option<G> {
+        let _ = (position, observer);
+        None
+    }
+
+    /// `position` as `observer` may see it: what only the other side knows
+    /// is removed (a referee hands each player its own view).
+    fn view_for(&self, position: &G, observer: Player) -> G;
+
+    /// Whether `mv` reveals hidden information (a CTOR substitution shows
+    /// the square was secret), so that lines searched in a sampled position
+    /// are never printed past it.
+    fn reveals_hidden(&self, position: &G, mv: G::Move) -> bool;
+
+    /// What the evaluation adds for hidden information `position` only
+    /// knows in expectation (CTOR's secret squares under `HiddenInfo
+    /// expect`), so that a learned evaluation, which does not see it, gets
+    /// it too. Part of [`Game::evaluate`] already; 0 by default.
+    fn evaluation_term(&self, position: &G) -> i32 {
+        let _ = position;
+        0
+    }
+}
+
+/// `position` as `observer` may see it: the game's
+/// [`HiddenInformation::view_for`], or the whole position in a game of
+/// perfect information.
+pub fn view_for<G: Game>(position: &G, observer: Player) -> G {
+    match G::hidden() {
+        Some(hidden) => hidden.view_for(position, observer),
+        None => position.clone(),
     }
 }
 

@@ -317,7 +317,7 @@ impl Network {
         if self.game != G::NAME {
             return Err(format!("the network is for {}, not {}", self.game, G::NAME));
         }
-        match G::network_inputs() {
+        match G::learned().map(|learned| learned.inputs()) {
             Some(n) if n == self.inputs => Ok(()),
             Some(n) => Err(format!(
                 "the network has {} inputs, {} has {n}",
@@ -343,11 +343,15 @@ impl Network {
     }
 
     /// The score of `position` for its side to move; `scratch` holds its
-    /// inputs meanwhile.
+    /// inputs meanwhile. 0 for a game without a learned evaluation (a
+    /// network for it cannot be loaded: see [`Network::check_fits`]).
     pub fn evaluate_position<G: Game>(&self, position: &G, scratch: &mut Vec<u16>) -> i32 {
+        let Some(learned) = G::learned() else {
+            return 0;
+        };
         scratch.clear();
-        position.active_inputs(scratch);
-        self.evaluate(scratch, position.network_bucket(self.buckets))
+        learned.active_inputs(position, scratch);
+        self.evaluate(scratch, learned.bucket(position, self.buckets))
     }
 
     /// [`Network::evaluate`] compiled for AVX2.
@@ -469,9 +473,11 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The embedded network for `position`'s variant: none where the game's
-/// shipped network was not trained for it ([`Game::embedded_network_fits`]).
+/// shipped network was not trained for it
+/// ([`LearnedEvaluation::embedded_network_fits`]).
 pub fn embedded_for<G: Game>(position: &G) -> Option<Arc<Network>> {
-    embedded::<G>().filter(|_| position.embedded_network_fits())
+    let learned = G::learned()?;
+    embedded::<G>().filter(|_| learned.embedded_network_fits(position))
 }
 
 /// The network embedded in the binary for game `G`, parsed once.
@@ -485,7 +491,8 @@ pub fn embedded<G: Game>() -> Option<Arc<Network>> {
     }
     // A shipped file that does not load is a build defect; the tests load
     // every embedded network, so here it only means "no network".
-    let network = G::embedded_network()
+    let network = G::learned()
+        .and_then(|learned| learned.embedded_network())
         .and_then(|bytes| Network::from_bytes(bytes).ok())
         .filter(|n| n.check_fits::<G>().is_ok())
         .map(Arc::new);

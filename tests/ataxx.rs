@@ -669,7 +669,7 @@ fn inputs_from_text(position: &Ataxx) -> Vec<u16> {
 
 #[test]
 fn network_inputs_are_the_windows_of_the_board() {
-    assert_eq!(Ataxx::network_inputs(), Some(2965));
+    assert_eq!(Ataxx::learned().map(|l| l.inputs()), Some(2965));
     let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(5);
     let starts = [
         Ataxx::start(&standard()),

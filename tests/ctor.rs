@@ -708,7 +708,7 @@ fn network_inputs_from_text(position: &Ctor, team: u8) -> Vec<u16> {
 
 #[test]
 fn network_inputs_are_square_states_and_the_turns_budget() {
-    assert_eq!(Ctor::network_inputs(), Some(135 * 13 + 20));
+    assert_eq!(Ctor::learned().map(|l| l.inputs()), Some(135 * 13 + 20));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
     let mut checked = 0;
     for (size, team) in [(8, 1), (10, 1), (8, 3)] {

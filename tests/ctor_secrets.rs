@@ -288,7 +288,7 @@ fn perft_counts_possible_and_due_substitutions() {
     let mut list = Vec::new();
     blind.generate_moves(&mut list);
     for mv in list {
-        if !blind.reveals_hidden(mv) {
+        if !hidden().reveals_hidden(&blind, mv) {
             let mut p = blind.clone();
             p.play(mv);
             ordinary_children += perft(&p, 1).unwrap();
@@ -373,8 +373,8 @@ fn sampled_squares_are_consistent_with_what_was_seen() {
     let observer = Player::O;
     let mut seen = 0u128;
     for _ in 0..200 {
-        let sample = c
-            .sample_hidden(observer, &mut rng)
+        let sample = hidden()
+            .sample_hidden(&c, observer, &mut rng)
             .expect("x is hidden from o");
         let state = sample.secret_state();
         assert!(state.known[0] && state.known[1]);
@@ -389,13 +389,13 @@ fn sampled_squares_are_consistent_with_what_was_seen() {
         seen |= state.unused[0];
     }
     assert!(seen.count_ones() > 50, "samples spread over the candidates");
-    let plain = c.assume_nothing_hidden(observer).unwrap();
+    let plain = hidden().assume_nothing_hidden(&c, observer).unwrap();
     assert_eq!(plain.secret_state().unused[0], 0);
-    let view = read(&format!("{MIDGAME} 10/-/-/-"), &known()).view_for(Player::O);
+    let view = hidden().view_for(&read(&format!("{MIDGAME} 10/-/-/-"), &known()), Player::O);
     assert!(!view.secret_state().known[0] && view.secret_state().unused[0] == 0);
     assert!(
-        read(MIDGAME, &known())
-            .sample_hidden(Player::X, &mut rng)
+        hidden()
+            .sample_hidden(&read(MIDGAME, &known()), Player::X, &mut rng)
             .is_none()
     );
 }
@@ -411,7 +411,10 @@ impl Competitor<Ctor> for Claimer {
 
     fn choose(&mut self, request: &MoveRequest<'_, Ctor>) -> Result<String, Forfeit> {
         let side = request.state.position.side_to_move();
-        let blind = request.state.position.view_for(side.other()).view_for(side);
+        let blind = hidden().view_for(
+            &hidden().view_for(&request.state.position, side.other()),
+            side,
+        );
         let list = moves(&blind);
         let claim = list.iter().find(|m| m.starts_with('s'));
         let first_placement = list.iter().find(|m| m.parse::<u32>().is_ok());
@@ -481,12 +484,17 @@ fn the_expectation_of_secrets_is_a_term_a_network_gets_too() {
     // its own squares among them (and x some of o's among its choices).
     let mut position = read("8/8/8/8/8/8/8/8 x 1 0/0/0/0 0", &options(None, None));
     play(&mut position, "12 end 20 33");
-    let expected = position
-        .expect_hidden(Player::O)
+    let expected = hidden()
+        .expect_hidden(&position, Player::O)
         .expect("o cannot see x's squares");
-    let term = expected.hidden_information_term();
+    let term = hidden().evaluation_term(&expected);
     assert_ne!(term, 0, "two chosen squares carry an expected substitution");
     let plain = read(&expected.fen(), &CtorOptions::default());
     assert_eq!(expected.evaluate(), plain.evaluate() + term);
-    assert_eq!(plain.hidden_information_term(), 0);
+    assert_eq!(hidden().evaluation_term(&plain), 0);
+}
+
+/// CTOR's hidden-information hooks.
+fn hidden() -> &'static dyn agon::game::HiddenInformation<Ctor> {
+    Ctor::hidden().expect("CTOR hides its secret squares")
 }

@@ -637,7 +637,7 @@ fn network_inputs_from_text(position: &Dots) -> Vec<u16> {
 
 #[test]
 fn network_inputs_are_lines_boxes_score_and_chains() {
-    assert_eq!(Dots::network_inputs(), Some(225));
+    assert_eq!(Dots::learned().map(|l| l.inputs()), Some(225));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(14);
     let mut checked = 0;
     for size in ["4x4", "3x5", "5x5"] {

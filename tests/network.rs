@@ -135,8 +135,8 @@ fn random_actives(count: usize, seed: u64) -> Vec<(Vec<u16>, usize)> {
         .iter()
         .map(|position| {
             let mut active = Vec::new();
-            position.active_inputs(&mut active);
-            (active, position.network_bucket(BUCKETS))
+            learned().active_inputs(position, &mut active);
+            (active, learned().bucket(position, BUCKETS))
         })
         .collect()
 }
@@ -261,8 +261,10 @@ fn integer_inference_matches_the_file_weights() {
 /// bucket: the trainer relies on both to store one image per record.
 #[test]
 fn ataxx_image_maps_make_every_images_inputs() {
-    let maps = Ataxx::image_input_maps().expect("Ataxx maps its inputs");
-    let inputs = Ataxx::network_inputs().expect("Ataxx has a network");
+    let maps = learned().image_input_maps().expect("Ataxx maps its inputs");
+    let inputs = Ataxx::learned()
+        .map(|l| l.inputs())
+        .expect("Ataxx has a network");
     assert_eq!(maps.len(), 8);
     for map in &maps {
         let mut seen = vec![false; inputs];
@@ -288,15 +290,15 @@ fn ataxx_image_maps_make_every_images_inputs() {
     }
     for position in &positions {
         let mut first = Vec::new();
-        position.active_inputs(&mut first);
+        learned().active_inputs(position, &mut first);
         for (image, map) in position.symmetric_images().iter().zip(&maps) {
             let mut made: Vec<u16> = first.iter().map(|&i| map[usize::from(i)]).collect();
             let mut real = Vec::new();
-            image.active_inputs(&mut real);
+            learned().active_inputs(image, &mut real);
             made.sort_unstable();
             real.sort_unstable();
             assert_eq!(made, real, "{}", position.fen());
-            assert_eq!(image.network_bucket(8), position.network_bucket(8));
+            assert_eq!(learned().bucket(image, 8), learned().bucket(position, 8));
         }
     }
 }
@@ -324,7 +326,7 @@ fn symmetric_images_are_samples_of_one_record() {
         assert_eq!(all[range.start], plain[record]);
         for (sample, image) in range.zip(position.symmetric_images()) {
             let mut active = Vec::new();
-            image.active_inputs(&mut active);
+            learned().active_inputs(&image, &mut active);
             active.sort_unstable();
             let mut made = all[sample].0.clone();
             made.sort_unstable();
@@ -495,7 +497,7 @@ fn bad_records_and_configs_are_refused() {
     // weights, so training refuses it.
     let early: Vec<Ataxx> = random_positions(300, 5)
         .into_iter()
-        .filter(|p| p.network_bucket(BUCKETS) == 0)
+        .filter(|p| learned().bucket(p, BUCKETS) == 0)
         .collect();
     assert!(early.len() > 50);
     let error = train::train::<Ataxx>(&material_samples(&early, &config), &config, &mut |_| {})
@@ -629,10 +631,10 @@ fn positions_are_read_by_their_stage_bucket() {
         let side = position.side_to_move();
         let pieces = position.pieces(side) | position.pieces(side.other());
         let filled = (pieces | position.blockers()).count_ones() as usize;
-        let bucket = position.network_bucket(2);
+        let bucket = learned().bucket(&position, 2);
         assert_eq!(bucket, usize::from(filled * 2 >= 50), "{filled} filled");
         let mut active = Vec::new();
-        position.active_inputs(&mut active);
+        learned().active_inputs(&position, &mut active);
         let (first, second) = (network.evaluate(&active, 0), network.evaluate(&active, 1));
         assert_eq!(first, -second, "the buckets' weights are opposite");
         let read = network.evaluate_position(&position, &mut scratch);
@@ -748,7 +750,9 @@ fn process_cpu_seconds() -> f64 {
 /// anywhere in their range.
 fn random_parts(seed: u64, hidden: usize, weight: i16, bias: i16) -> NetworkParts {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let inputs = Ataxx::network_inputs().expect("ataxx has network inputs");
+    let inputs = Ataxx::learned()
+        .map(|l| l.inputs())
+        .expect("ataxx has network inputs");
     NetworkParts {
         game: "ataxx".into(),
         inputs,
@@ -889,4 +893,9 @@ fn a_starting_network_of_another_shape_is_refused() {
     };
     let error = train::train::<Ataxx>(&samples, &rescaled, &mut |_| {}).unwrap_err();
     assert!(error.contains("scale 400"), "{error}");
+}
+
+/// Ataxx's learned-evaluation hooks.
+fn learned() -> &'static dyn agon::game::LearnedEvaluation<Ataxx> {
+    Ataxx::learned().expect("Ataxx has a learned evaluation")
 }

@@ -377,7 +377,7 @@ fn inputs_from_text(position: &Yote) -> Vec<u16> {
 
 #[test]
 fn network_inputs_are_the_lines_of_three_and_the_reserves() {
-    assert_eq!(Yote::network_inputs(), Some(1052));
+    assert_eq!(Yote::learned().map(|l| l.inputs()), Some(1052));
     let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(9);
     let start = Yote::start(&Default::default());
     let checked = common::check_inputs_in_random_games(&start, 40, 120, &mut rng, inputs_from_text);

@@ -156,7 +156,10 @@ impl<G: Game> Searchers<G> {
         report: &mut dyn FnMut(&Report),
     ) -> Result<Option<Answer<G::Move>>, String> {
         let observer = state.position.side_to_move();
-        let Some(plain) = state.position.assume_nothing_hidden(observer) else {
+        let Some(hidden) = G::hidden() else {
+            return Ok(None);
+        };
+        let Some(plain) = hidden.assume_nothing_hidden(&state.position, observer) else {
             return Ok(None);
         };
         let root_moves = state.legal_moves();
@@ -177,7 +180,9 @@ impl<G: Game> Searchers<G> {
         search.set_network(options.network_for(&state.position));
         let single = match options.hidden {
             HiddenChoice::Ignore => Some(plain),
-            HiddenChoice::Expect => state.position.expect_hidden(observer).or(Some(plain)),
+            HiddenChoice::Expect => hidden
+                .expect_hidden(&state.position, observer)
+                .or(Some(plain)),
             HiddenChoice::Sample => None,
         };
         let (result, pv) = match single {

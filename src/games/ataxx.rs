@@ -11,8 +11,8 @@
 
 use super::board_text::{self, write_board};
 use crate::game::{
-    Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_combo, parse_counter,
-    split_fields, zobrist_keys,
+    Game, GameOptions, LearnedEvaluation, OptionKind, OptionSpec, Outcome, Player, parse_combo,
+    parse_counter, split_fields, zobrist_keys,
 };
 use crate::tuning::{
     DepthMargin, LateMovePruning, LateMoveReductions, SearchTuning, SingularExtension,
@@ -753,7 +753,61 @@ fn parse_board(field: &str) -> Result<([u64; 2], u64), String> {
     Ok((pieces, blockers))
 }
 
+/// Ataxx's learned evaluation: the 2×2 windows of the board and the
+/// blocked squares, eight buckets by how full the board is.
+pub struct AtaxxEvaluation;
+
+impl LearnedEvaluation<Ataxx> for AtaxxEvaluation {
+    fn inputs(&self) -> usize {
+        NETWORK_INPUTS
+    }
+
+    fn active_inputs(&self, position: &Ataxx, active: &mut Vec<u16>) {
+        let us = position.pieces[position.side.index()];
+        let them = position.pieces[position.side.other().index()];
+        // A 2×2 window's state is its lower row's pair plus 9 times its
+        // upper row's (base-3 digits, lower-left square lowest): six
+        // windows at once, one per byte, at most 80 each.
+        let mut windows = [0u16; WINDOWS];
+        let mut lower = row_pairs(us, them, 0);
+        for rank in 0..WINDOW_SIDE {
+            let upper = row_pairs(us, them, rank + 1);
+            let states = lower + 9 * upper;
+            for file in 0..WINDOW_SIDE {
+                let state = (states >> (8 * file)) & 0xFF;
+                let window = rank * WINDOW_SIDE + file;
+                windows[window] = (window * WINDOW_STATES) as u16 + state as u16;
+            }
+            lower = upper;
+        }
+        active.extend_from_slice(&windows);
+        active.extend(squares(position.blockers).map(|sq| (BLOCKER_INPUTS + sq) as u16));
+    }
+
+    /// How full the board is: squares that are not empty (pieces and
+    /// blocked squares) in equal slices from the start to a full board.
+    fn bucket(&self, position: &Ataxx, buckets: usize) -> usize {
+        let filled = SQUARES - position.empty().count_ones() as usize;
+        (filled * buckets / (SQUARES + 1)).min(buckets.saturating_sub(1))
+    }
+
+    /// A window goes to the window of its four squares' images, its state
+    /// digits to where those squares land in it; a blocked square to its
+    /// image.
+    fn image_input_maps(&self) -> Option<Vec<Vec<u16>>> {
+        Some((0..SYMMETRIES.len()).map(image_input_map).collect())
+    }
+
+    fn embedded_network(&self) -> Option<&'static [u8]> {
+        Some(ATAXX_NETWORK)
+    }
+}
+
 impl Game for Ataxx {
+    fn learned() -> Option<&'static dyn LearnedEvaluation<Ataxx>> {
+        Some(&AtaxxEvaluation)
+    }
+
     type Move = AtaxxMove;
     type Options = AtaxxOptions;
     const NAME: &'static str = "ataxx";
@@ -957,50 +1011,6 @@ impl Game for Ataxx {
         let exposed = count(us & dilate(their_reach)) - count(them & dilate(our_reach));
         let edges = |bb: u64| squares(bb).map(|sq| EDGE_BONUS[sq]).sum::<i32>();
         100 * material - 50 * exposed + edges(us) - edges(them) + TEMPO
-    }
-
-    fn network_inputs() -> Option<usize> {
-        Some(NETWORK_INPUTS)
-    }
-
-    fn active_inputs(&self, active: &mut Vec<u16>) {
-        let us = self.pieces[self.side.index()];
-        let them = self.pieces[self.side.other().index()];
-        // A 2×2 window's state is its lower row's pair plus 9 times its
-        // upper row's (base-3 digits, lower-left square lowest): six
-        // windows at once, one per byte, at most 80 each.
-        let mut windows = [0u16; WINDOWS];
-        let mut lower = row_pairs(us, them, 0);
-        for rank in 0..WINDOW_SIDE {
-            let upper = row_pairs(us, them, rank + 1);
-            let states = lower + 9 * upper;
-            for file in 0..WINDOW_SIDE {
-                let state = (states >> (8 * file)) & 0xFF;
-                let window = rank * WINDOW_SIDE + file;
-                windows[window] = (window * WINDOW_STATES) as u16 + state as u16;
-            }
-            lower = upper;
-        }
-        active.extend_from_slice(&windows);
-        active.extend(squares(self.blockers).map(|sq| (BLOCKER_INPUTS + sq) as u16));
-    }
-
-    /// How full the board is: squares that are not empty (pieces and
-    /// blocked squares) in equal slices from the start to a full board.
-    fn network_bucket(&self, buckets: usize) -> usize {
-        let filled = SQUARES - self.empty().count_ones() as usize;
-        (filled * buckets / (SQUARES + 1)).min(buckets.saturating_sub(1))
-    }
-
-    /// A window goes to the window of its four squares' images, its state
-    /// digits to where those squares land in it; a blocked square to its
-    /// image.
-    fn image_input_maps() -> Option<Vec<Vec<u16>>> {
-        Some((0..SYMMETRIES.len()).map(image_input_map).collect())
-    }
-
-    fn embedded_network() -> Option<&'static [u8]> {
-        Some(ATAXX_NETWORK)
     }
 
     fn parse_move(&self, text: &str) -> Result<AtaxxMove, String> {

@@ -9,7 +9,9 @@
 //! `a1` = 0, so captures and threats are a few shifts.
 
 use super::board_text;
-use crate::game::{Game, NoOptions, Outcome, Player, parse_counter, split_fields, zobrist_keys};
+use crate::game::{
+    Game, LearnedEvaluation, NoOptions, Outcome, Player, parse_counter, split_fields, zobrist_keys,
+};
 use crate::tuning::SearchTuning;
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -453,7 +455,38 @@ impl Yote {
     }
 }
 
+/// Yoté's learned evaluation: the lines of three and the reserves.
+pub struct YoteEvaluation;
+
+impl LearnedEvaluation<Yote> for YoteEvaluation {
+    fn inputs(&self) -> usize {
+        NETWORK_INPUTS
+    }
+
+    fn active_inputs(&self, position: &Yote, active: &mut Vec<u16>) {
+        let us = position.stones[position.side.index()];
+        let them = position.stones[position.side.other().index()];
+        let digit = |sq: u8| ((us >> sq) & 1) + 2 * ((them >> sq) & 1);
+        for (index, &(first, step)) in LINES.iter().enumerate() {
+            let state = digit(first) + 3 * digit(first + step) + 9 * digit(first + 2 * step);
+            active.push((index * LINE_STATES) as u16 + state as u16);
+        }
+        let reserve = |p: Player| position.reserve[p.index()].min(RESERVE) as usize;
+        active.push((RESERVE_INPUTS + reserve(position.side)) as u16);
+        active
+            .push((RESERVE_INPUTS + RESERVE as usize + 1 + reserve(position.side.other())) as u16);
+    }
+
+    fn embedded_network(&self) -> Option<&'static [u8]> {
+        Some(YOTE_NETWORK)
+    }
+}
+
 impl Game for Yote {
+    fn learned() -> Option<&'static dyn LearnedEvaluation<Yote>> {
+        Some(&YoteEvaluation)
+    }
+
     type Move = YoteMove;
     type Options = NoOptions;
     const NAME: &'static str = "yote";
@@ -677,27 +710,6 @@ impl Game for Yote {
             h ^= reserve_key(p, self.reserve[p]) ^ last_key(p, self.last[p]);
         }
         h
-    }
-
-    fn network_inputs() -> Option<usize> {
-        Some(NETWORK_INPUTS)
-    }
-
-    fn embedded_network() -> Option<&'static [u8]> {
-        Some(YOTE_NETWORK)
-    }
-
-    fn active_inputs(&self, active: &mut Vec<u16>) {
-        let us = self.stones[self.side.index()];
-        let them = self.stones[self.side.other().index()];
-        let digit = |sq: u8| ((us >> sq) & 1) + 2 * ((them >> sq) & 1);
-        for (index, &(first, step)) in LINES.iter().enumerate() {
-            let state = digit(first) + 3 * digit(first + step) + 9 * digit(first + 2 * step);
-            active.push((index * LINE_STATES) as u16 + state as u16);
-        }
-        let reserve = |p: Player| self.reserve[p.index()].min(RESERVE) as usize;
-        active.push((RESERVE_INPUTS + reserve(self.side)) as u16);
-        active.push((RESERVE_INPUTS + RESERVE as usize + 1 + reserve(self.side.other())) as u16);
     }
 
     fn evaluate(&self) -> i32 {

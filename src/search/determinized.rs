@@ -58,7 +58,8 @@ pub fn search<G: Game>(
     // Seeded by the position, so that the same game replays the same way.
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(state.position.hash() ^ state.keys.len() as u64);
-    let first = state.position.sample_hidden(observer, &mut rng)?;
+    let hidden = G::hidden()?;
+    let first = hidden.sample_hidden(&state.position, observer, &mut rng)?;
     // A forced move (a due substitution) is answered by the caller,
     // `Searchers::think_hidden`, before any hidden-information search.
     let root_moves = state.legal_moves();
@@ -74,7 +75,7 @@ pub fn search<G: Game>(
         let position = if index == 0 {
             first.clone()
         } else {
-            state.position.sample_hidden(observer, &mut rng)?
+            hidden.sample_hidden(&state.position, observer, &mut rng)?
         };
         let sample_state = GameState {
             position,
@@ -239,7 +240,8 @@ pub fn public_line<G: Game>(position: &G, pv: &[String]) -> Vec<String> {
     let mut shown = Vec::new();
     for text in pv {
         let Ok(mv) = walk.parse_move(text) else { break };
-        if walk.reveals_hidden(mv) || !walk.is_legal(mv) {
+        let reveals = G::hidden().is_some_and(|h| h.reveals_hidden(&walk, mv));
+        if reveals || !walk.is_legal(mv) {
             break;
         }
         walk.play(mv);

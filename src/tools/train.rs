@@ -21,7 +21,7 @@
 //! (see [`crate::network`]) cannot overflow: a first-layer row or bias is
 //! at most `1.98 × QA` in `i16`, an output weight at most `1.98 × QB`.
 
-use crate::game::Game;
+use crate::game::{Game, LearnedEvaluation};
 use crate::network::{MAX_BUCKETS, MAX_HIDDEN, Network, NetworkParts, QA, QB};
 use crate::tools::datagen::record::Record;
 use rand::seq::SliceRandom;
@@ -439,7 +439,8 @@ pub fn samples<G: Game>(records: &[Record], config: &TrainConfig) -> Result<Samp
     let pool = thread_pool(config.threads)?;
     // Where the game maps inputs to images, each record keeps its first
     // image only: an eighth of the memory on a square board.
-    let empty = match G::image_input_maps().filter(|_| config.symmetries) {
+    let learned = learned::<G>()?;
+    let empty = match learned.image_input_maps().filter(|_| config.symmetries) {
         Some(maps) => {
             check_image_maps::<G>(records, &maps)?;
             Samples::with_image_maps(maps)
@@ -477,6 +478,7 @@ fn samples_of<G: Game>(
     config: &TrainConfig,
     mut out: Samples,
 ) -> Result<Samples, String> {
+    let learned = learned::<G>()?;
     let options = G::Options::default();
     let mut images: Vec<Vec<u16>> = Vec::new();
     for (offset, record) in records.iter().enumerate() {
@@ -490,13 +492,18 @@ fn samples_of<G: Game>(
         images.resize_with(positions.len(), Vec::new);
         for (image, active) in positions.iter().zip(&mut images) {
             active.clear();
-            image.active_inputs(active);
+            learned.active_inputs(image, active);
         }
-        let buckets = positions.iter().map(|p| p.network_bucket(config.buckets));
+        let buckets = positions.iter().map(|p| learned.bucket(p, config.buckets));
         let images = images.iter().map(Vec::as_slice).zip(buckets);
         out.push_record(images, target(record, config));
     }
     Ok(out)
+}
+
+/// The learned-evaluation hooks of `G`; an error for a game without them.
+fn learned<G: Game>() -> Result<&'static dyn LearnedEvaluation<G>, String> {
+    G::learned().ok_or_else(|| format!("{} has no network inputs", G::NAME))
 }
 
 /// Whether `maps` make the images of the first record that parses as
@@ -510,18 +517,20 @@ fn check_image_maps<G: Game>(records: &[Record], maps: &[Vec<u16>]) -> Result<()
     else {
         return Ok(());
     };
+    let learned = learned::<G>()?;
     let images = position.symmetric_images();
     let mut first = Vec::new();
-    position.active_inputs(&mut first);
+    learned.active_inputs(&position, &mut first);
     let agree = images.len() == maps.len()
         && images.iter().zip(maps).all(|(image, map)| {
             let mut made: Vec<u16> = first.iter().map(|&i| map[usize::from(i)]).collect();
             let mut real = Vec::new();
-            image.active_inputs(&mut real);
+            learned.active_inputs(image, &mut real);
             made.sort_unstable();
             real.sort_unstable();
             made == real
-                && (1..=MAX_BUCKETS).all(|b| image.network_bucket(b) == position.network_bucket(b))
+                && (1..=MAX_BUCKETS)
+                    .all(|b| learned.bucket(image, b) == learned.bucket(&position, b))
         });
     if agree {
         Ok(())
@@ -1311,7 +1320,7 @@ fn train_held_out<G: Game>(
 ) -> Result<Trained, String> {
     config.check()?;
     check_start::<G>(config)?;
-    let inputs = G::network_inputs().ok_or(format!("{} has no network inputs", G::NAME))?;
+    let inputs = learned::<G>()?.inputs();
     if samples.is_empty() {
         return Err("no training samples".into());
     }

@@ -58,7 +58,9 @@ pub fn check_inputs_in_random_games<G: agon::game::Game>(
             }
             game.play(moves[rng.random_range(0..moves.len())]);
             let mut active = Vec::new();
-            game.active_inputs(&mut active);
+            G::learned()
+                .expect("the game has a learned evaluation")
+                .active_inputs(&game, &mut active);
             assert_eq!(active, expected(&game), "{}", game.fen());
             checked += 1;
         }
@@ -69,7 +71,9 @@ pub fn check_inputs_in_random_games<G: agon::game::Game>(
 /// The network `G` ships, checked: the embedded file loads, fits the
 /// game's inputs, and is what the engine uses.
 pub fn shipped_network<G: agon::game::Game>() -> agon::network::Network {
-    let bytes = G::embedded_network().expect("the game ships a network");
+    let bytes = G::learned()
+        .and_then(|learned| learned.embedded_network())
+        .expect("the game ships a network");
     let network = agon::network::Network::from_bytes(bytes).expect("the shipped file loads");
     network
         .check_fits::<G>()

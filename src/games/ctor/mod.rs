@@ -16,8 +16,8 @@ pub mod secrets;
 
 use super::board_text;
 use crate::game::{
-    Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, parse_counter, split_fields,
-    zobrist_keys,
+    Game, GameOptions, HiddenInformation, LearnedEvaluation, OptionKind, OptionSpec, Outcome,
+    Player, parse_counter, split_fields, zobrist_keys,
 };
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -798,7 +798,121 @@ impl Ctor {
     }
 }
 
+/// CTOR's learned evaluation: square states and the turn's budget; the
+/// shipped network is for 8×8, team 1.
+pub struct CtorEvaluation;
+
+impl LearnedEvaluation<Ctor> for CtorEvaluation {
+    fn inputs(&self) -> usize {
+        features::NETWORK_INPUTS
+    }
+
+    fn active_inputs(&self, position: &Ctor, active: &mut Vec<u16>) {
+        position.push_network_inputs(active);
+    }
+
+    /// The shipped network learned from 8×8 games with one player a team
+    /// only (`networks/README.md`).
+    fn embedded_network_fits(&self, position: &Ctor) -> bool {
+        position.n == 8 && position.team == 1
+    }
+
+    fn embedded_network(&self) -> Option<&'static [u8]> {
+        Some(CTOR_NETWORK)
+    }
+}
+
+/// CTOR's hidden information: each side's secret squares (option
+/// `Secrets`), which the opponent never sees until a substitution shows one.
+pub struct CtorSecrets;
+
+impl HiddenInformation<Ctor> for CtorSecrets {
+    fn evaluation_term(&self, position: &Ctor) -> i32 {
+        position.risk_term()
+    }
+
+    fn sample_hidden(
+        &self,
+        position: &Ctor,
+        observer: Player,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Option<Ctor> {
+        let hidden = position.hidden_from(observer)?;
+        let mut sample = position.clone();
+        let state = &mut sample.secrets;
+        let me = observer.index();
+        if !state.known[me] {
+            state.known[me] = true;
+            state.unused[me] = 0;
+        }
+        if let Some(side) = hidden {
+            // Any square not used and not ruled out by observation.
+            let full = position.geometry().full;
+            let candidates = full & !state.used[side] & !state.cleared[side];
+            let left = SECRET_COUNT - state.used_count(side);
+            state.known[side] = true;
+            state.unused[side] = secrets::sample_squares(candidates, left, rng);
+        }
+        Some(sample)
+    }
+
+    fn assume_nothing_hidden(&self, position: &Ctor, observer: Player) -> Option<Ctor> {
+        position.hidden_from(observer)?;
+        let mut copy = position.clone();
+        for side in 0..2 {
+            if !copy.secrets.known[side] {
+                copy.secrets.known[side] = true;
+                copy.secrets.unused[side] = 0;
+            }
+        }
+        Some(copy)
+    }
+
+    /// Both sides' squares in expectation, the observer's own included:
+    /// the opponent does not know them, so a search in which they were
+    /// played out would let the opponent avoid them, which it cannot. The
+    /// observer's own squares still take effect in the game itself (the
+    /// due `s<sq>` are forced moves, played without a search).
+    fn expect_hidden(&self, position: &Ctor, observer: Player) -> Option<Ctor> {
+        position.hidden_from(observer)?;
+        let mut copy = position.clone();
+        let state = &position.secrets;
+        for side in 0..2 {
+            copy.secrets.known[side] = true;
+            copy.secrets.unused[side] = 0;
+            copy.secrets.risk[side] = state.has_unused(side).then(|| secrets::Risk {
+                candidates: position.geometry().full & !state.used[side] & !state.cleared[side],
+                left: SECRET_COUNT - state.used_count(side),
+                expected: 0,
+            });
+        }
+        Some(copy)
+    }
+
+    fn view_for(&self, position: &Ctor, observer: Player) -> Ctor {
+        let mut view = position.clone();
+        let other = observer.other().index();
+        if view.secrets.on {
+            view.secrets.known[other] = false;
+            view.secrets.unused[other] = 0;
+        }
+        view
+    }
+
+    fn reveals_hidden(&self, _position: &Ctor, mv: CtorMove) -> bool {
+        matches!(mv, CtorMove::Substitute(_))
+    }
+}
+
 impl Game for Ctor {
+    fn hidden() -> Option<&'static dyn HiddenInformation<Ctor>> {
+        Some(&CtorSecrets)
+    }
+
+    fn learned() -> Option<&'static dyn LearnedEvaluation<Ctor>> {
+        Some(&CtorEvaluation)
+    }
+
     type Move = CtorMove;
     type Options = CtorOptions;
     const NAME: &'static str = "ctor";
@@ -1054,28 +1168,6 @@ impl Game for Ctor {
         self.board_hash_from_scratch() ^ self.turn_state_key() ^ self.secrets.key()
     }
 
-    fn network_inputs() -> Option<usize> {
-        Some(features::NETWORK_INPUTS)
-    }
-
-    fn embedded_network() -> Option<&'static [u8]> {
-        Some(CTOR_NETWORK)
-    }
-
-    /// The shipped network learned from 8×8 games with one player a team
-    /// only (`networks/README.md`).
-    fn embedded_network_fits(&self) -> bool {
-        self.n == 8 && self.team == 1
-    }
-
-    fn active_inputs(&self, active: &mut Vec<u16>) {
-        self.push_network_inputs(active);
-    }
-
-    fn hidden_information_term(&self) -> i32 {
-        self.risk_term()
-    }
-
     fn evaluate(&self) -> i32 {
         #[cfg(target_arch = "x86_64")]
         {
@@ -1252,73 +1344,6 @@ impl Game for Ctor {
             Some((mv, gain)) if gain > 0 => Some(mv),
             _ => Some(CtorMove::End),
         }
-    }
-
-    fn sample_hidden(&self, observer: Player, rng: &mut Xoshiro256PlusPlus) -> Option<Ctor> {
-        let hidden = self.hidden_from(observer)?;
-        let mut sample = self.clone();
-        let state = &mut sample.secrets;
-        let me = observer.index();
-        if !state.known[me] {
-            state.known[me] = true;
-            state.unused[me] = 0;
-        }
-        if let Some(side) = hidden {
-            // Any square not used and not ruled out by observation.
-            let full = self.geometry().full;
-            let candidates = full & !state.used[side] & !state.cleared[side];
-            let left = SECRET_COUNT - state.used_count(side);
-            state.known[side] = true;
-            state.unused[side] = secrets::sample_squares(candidates, left, rng);
-        }
-        Some(sample)
-    }
-
-    fn assume_nothing_hidden(&self, observer: Player) -> Option<Ctor> {
-        self.hidden_from(observer)?;
-        let mut copy = self.clone();
-        for side in 0..2 {
-            if !copy.secrets.known[side] {
-                copy.secrets.known[side] = true;
-                copy.secrets.unused[side] = 0;
-            }
-        }
-        Some(copy)
-    }
-
-    /// Both sides' squares in expectation, the observer's own included:
-    /// the opponent does not know them, so a search in which they were
-    /// played out would let the opponent avoid them, which it cannot. The
-    /// observer's own squares still take effect in the game itself (the
-    /// due `s<sq>` are forced moves, played without a search).
-    fn expect_hidden(&self, observer: Player) -> Option<Ctor> {
-        self.hidden_from(observer)?;
-        let mut copy = self.clone();
-        let state = &self.secrets;
-        for side in 0..2 {
-            copy.secrets.known[side] = true;
-            copy.secrets.unused[side] = 0;
-            copy.secrets.risk[side] = state.has_unused(side).then(|| secrets::Risk {
-                candidates: self.geometry().full & !state.used[side] & !state.cleared[side],
-                left: SECRET_COUNT - state.used_count(side),
-                expected: 0,
-            });
-        }
-        Some(copy)
-    }
-
-    fn view_for(&self, observer: Player) -> Ctor {
-        let mut view = self.clone();
-        let other = observer.other().index();
-        if view.secrets.on {
-            view.secrets.known[other] = false;
-            view.secrets.unused[other] = 0;
-        }
-        view
-    }
-
-    fn reveals_hidden(&self, mv: CtorMove) -> bool {
-        matches!(mv, CtorMove::Substitute(_))
     }
 
     fn diagram(&self) -> String {

@@ -37,8 +37,8 @@ pub mod root;
 pub mod solver;
 
 use crate::game::{
-    Game, GameOptions, OptionKind, OptionSpec, Outcome, Player, Proven, SolveBudget, Solved,
-    parse_counter, split_fields, zobrist_keys,
+    Game, GameOptions, LearnedEvaluation, OptionKind, OptionSpec, Outcome, Player, Proven,
+    SolveBudget, Solved, parse_counter, split_fields, zobrist_keys,
 };
 use geometry::{Geometry, MAX_SIDE, NO_BOX};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -423,7 +423,25 @@ fn line_indices(mut mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// Dots and Boxes' learned evaluation: lines, boxes, score and chains
+/// (no network is shipped: none has beaten the classic evaluation).
+pub struct DotsEvaluation;
+
+impl LearnedEvaluation<Dots> for DotsEvaluation {
+    fn inputs(&self) -> usize {
+        features::NETWORK_INPUTS
+    }
+
+    fn active_inputs(&self, position: &Dots, active: &mut Vec<u16>) {
+        position.push_network_inputs(active);
+    }
+}
+
 impl Game for Dots {
+    fn learned() -> Option<&'static dyn LearnedEvaluation<Dots>> {
+        Some(&DotsEvaluation)
+    }
+
     type Move = DotsMove;
     type Options = DotsOptions;
     const NAME: &'static str = "dots";
@@ -595,14 +613,6 @@ impl Game for Dots {
             };
         }
         eval
-    }
-
-    fn network_inputs() -> Option<usize> {
-        Some(features::NETWORK_INPUTS)
-    }
-
-    fn active_inputs(&self, active: &mut Vec<u16>) {
-        self.push_network_inputs(active);
     }
 
     fn parse_move(&self, text: &str) -> Result<DotsMove, String> {

@@ -232,7 +232,8 @@ impl<G: Game> Worker<G> {
     fn evaluate(&mut self, ctx: &Context, position: &G) -> i32 {
         match ctx.network {
             Some(network) => {
-                self.network_value(network, position) + position.hidden_information_term()
+                let hidden = G::hidden().map_or(0, |h| h.evaluation_term(position));
+                self.network_value(network, position) + hidden
             }
             None => position.evaluate(),
         }

@@ -10,7 +10,7 @@ use super::spec::{BuiltinKind, BuiltinSpec, PlayerKind, PlayerSpec};
 use crate::engine::MAX_LISTED_MOVES;
 use crate::engine::options::EngineOptions;
 use crate::engine::searchers::Searchers;
-use crate::game::{Game, GameState};
+use crate::game::{Game, GameState, view_for};
 use crate::search::Limits;
 use crate::search::time::{GoParams, TurnShape};
 use rand::{RngExt, SeedableRng};
@@ -158,7 +158,7 @@ impl<G: Game> Builtin<G> {
         let position = if self.spec.peek {
             state.position.clone()
         } else {
-            state.position.view_for(side)
+            view_for(&state.position, side)
         };
         GameState {
             position,
@@ -249,7 +249,16 @@ mod tests {
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         // x to move: o's squares are hidden from x unless x peeks.
-        assert!(view_of(false).sample_hidden(Player::X, &mut rng).is_some());
-        assert!(view_of(true).sample_hidden(Player::X, &mut rng).is_none());
+        let hidden = Ctor::hidden().expect("CTOR hides its secret squares");
+        assert!(
+            hidden
+                .sample_hidden(&view_of(false), Player::X, &mut rng)
+                .is_some()
+        );
+        assert!(
+            hidden
+                .sample_hidden(&view_of(true), Player::X, &mut rng)
+                .is_none()
+        );
     }
 }
