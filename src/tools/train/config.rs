@@ -156,3 +156,189 @@ fn in_range(name: &str, value: f32, low: f32, high: f32) -> Result<(), String> {
         Err(format!("{name} {value} (must be from {low} to {high})"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::ataxx::Ataxx;
+    use crate::network::NetworkParts;
+
+    /// Why [`TrainConfig::check`] refuses the default configuration
+    /// changed by `change`.
+    fn refusal(change: impl FnOnce(&mut TrainConfig)) -> String {
+        let mut config = TrainConfig::default();
+        change(&mut config);
+        config.check().expect_err("the change should be refused")
+    }
+
+    #[test]
+    fn the_default_and_the_bounds_are_accepted() {
+        assert_eq!(TrainConfig::default().check(), Ok(()));
+        let edges = TrainConfig {
+            hidden: MAX_HIDDEN,
+            buckets: MAX_BUCKETS,
+            epochs: 1,
+            batch: 1,
+            learning_rate: 1.0,
+            final_lr_share: 0.0,
+            lambda: 1.0,
+            scale: 1.0,
+            validation_share: 0.99,
+            ..TrainConfig::default()
+        };
+        assert_eq!(edges.check(), Ok(()));
+        let low = TrainConfig {
+            hidden: 1,
+            buckets: 1,
+            lambda: 0.0,
+            validation_share: 0.0,
+            final_lr_share: 1.0,
+            ..TrainConfig::default()
+        };
+        assert_eq!(low.check(), Ok(()));
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused_by_name() {
+        let cases = [
+            (refusal(|c| c.hidden = 0), "hidden units 0 (1 to 256)"),
+            (refusal(|c| c.hidden = 257), "hidden units 257 (1 to 256)"),
+            (refusal(|c| c.buckets = 0), "output buckets 0 (1 to 16)"),
+            (refusal(|c| c.buckets = 17), "output buckets 17 (1 to 16)"),
+            (
+                refusal(|c| c.epochs = 0),
+                "epochs and batch size must be at least 1",
+            ),
+            (
+                refusal(|c| c.batch = 0),
+                "epochs and batch size must be at least 1",
+            ),
+            (
+                refusal(|c| c.learning_rate = 0.0),
+                "learning rate 0 (must be from ",
+            ),
+            (
+                refusal(|c| c.learning_rate = 1.5),
+                "learning rate 1.5 (must be from ",
+            ),
+            (refusal(|c| c.learning_rate = f32::NAN), "learning rate NaN"),
+            (
+                refusal(|c| c.final_lr_share = -0.1),
+                "final learning-rate share -0.1 (must be from 0 to 1)",
+            ),
+            (
+                refusal(|c| c.lambda = 1.01),
+                "lambda 1.01 (must be from 0 to 1)",
+            ),
+            (
+                refusal(|c| c.validation_share = 0.995),
+                "validation share 0.995 (must be from 0 to 0.99)",
+            ),
+            (
+                refusal(|c| c.scale = 0.5),
+                "scale 0.5 (a whole number from 1)",
+            ),
+            (
+                refusal(|c| c.scale = 400.5),
+                "scale 400.5 (a whole number from 1)",
+            ),
+            (
+                refusal(|c| c.scale = 2e6),
+                "scale 2000000 (a whole number from 1)",
+            ),
+        ];
+        for (error, expected) in cases {
+            assert!(
+                error.contains(expected),
+                "{error:?} should say {expected:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_learning_rate_falls_on_a_cosine() {
+        let config = TrainConfig {
+            epochs: 5,
+            learning_rate: 0.01,
+            final_lr_share: 0.1,
+            ..TrainConfig::default()
+        };
+        let rates: Vec<f32> = (0..5).map(|e| config.learning_rate_at(e)).collect();
+        // 0.01 × (0.1 + 0.9 × (1 + cos(π e / 4)) / 2).
+        let expected = [0.01, 0.008_682, 0.0055, 0.002_318, 0.001];
+        for (rate, want) in rates.iter().zip(expected) {
+            assert!((rate - want).abs() < 1e-6, "{rates:?}");
+        }
+        let single = TrainConfig {
+            epochs: 1,
+            ..config
+        };
+        assert_eq!(single.learning_rate_at(0), 0.01);
+    }
+
+    #[test]
+    fn the_pool_has_the_configured_threads() {
+        let config = TrainConfig {
+            threads: 3,
+            ..TrainConfig::default()
+        };
+        assert_eq!(config.thread_pool().unwrap().current_num_threads(), 3);
+    }
+
+    /// An all-zero network for `game` of this shape.
+    fn zero_network(game: &str, hidden: usize, buckets: usize, scale: i32) -> Arc<Network> {
+        let inputs = Ataxx::network_inputs().expect("Ataxx has inputs");
+        Arc::new(
+            Network::from_parts(NetworkParts {
+                game: game.to_string(),
+                inputs,
+                hidden,
+                buckets,
+                scale,
+                input_weights: vec![0; inputs * hidden],
+                hidden_bias: vec![0; hidden],
+                output_weights: vec![0; buckets * hidden],
+                output_bias: vec![0; buckets],
+            })
+            .expect("a valid network"),
+        )
+    }
+
+    #[test]
+    fn a_starting_network_must_fit_the_game_and_the_shape() {
+        let config = TrainConfig {
+            hidden: 16,
+            buckets: 2,
+            scale: 400.0,
+            ..TrainConfig::default()
+        };
+        let starting = |start| TrainConfig {
+            start: Some(start),
+            ..config.clone()
+        };
+        assert_eq!(config.check_start::<Ataxx>(), Ok(()));
+        let fits = starting(zero_network("ataxx", 16, 2, 400));
+        assert_eq!(fits.check_start::<Ataxx>(), Ok(()));
+        let cases = [
+            (
+                zero_network("dots", 16, 2, 400),
+                "starting network: the network is for dots, not ataxx",
+            ),
+            (
+                zero_network("ataxx", 8, 2, 400),
+                "starting network: hidden units 8, the training wants 16",
+            ),
+            (
+                zero_network("ataxx", 16, 1, 400),
+                "starting network: output buckets 1, the training wants 2",
+            ),
+            (
+                zero_network("ataxx", 16, 2, 300),
+                "starting network: scale 300, the training wants 400",
+            ),
+        ];
+        for (start, expected) in cases {
+            assert_eq!(starting(start).check_start::<Ataxx>(), Err(expected.into()));
+        }
+    }
+}

@@ -319,3 +319,208 @@ impl<'a> Trainer<'a> {
         losses.iter().sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::random_records;
+    use super::*;
+    use crate::games::ataxx::Ataxx;
+    use crate::network::NetworkParts;
+    use crate::tools::datagen::record::write_records;
+    use std::sync::Arc;
+
+    /// A quick run on Ataxx: few hidden units, small batches, two threads.
+    fn quick_config() -> TrainConfig {
+        TrainConfig {
+            hidden: 8,
+            buckets: 2,
+            epochs: 3,
+            batch: 64,
+            learning_rate: 0.01,
+            validation_share: 0.1,
+            seed: 11,
+            threads: 2,
+            ..TrainConfig::default()
+        }
+    }
+
+    /// The samples of 200 seeded Ataxx records.
+    fn quick_samples(config: &TrainConfig) -> Samples {
+        samples::<Ataxx>(&random_records::<Ataxx>(200, 7), config).expect("samples")
+    }
+
+    #[test]
+    fn an_epoch_report_reads_as_one_line() {
+        let mut report = EpochReport {
+            epoch: 2,
+            epochs: 5,
+            train_loss: 0.123_456_78,
+            validation_loss: Some(0.1),
+            learning_rate: 0.000_75,
+            samples_per_second: 12_345.6,
+        };
+        assert_eq!(
+            report.to_string(),
+            "epoch 2/5: train loss 0.123457, validation loss 0.100000, lr 0.000750, \
+             12346 samples/s"
+        );
+        report.validation_loss = None;
+        assert!(report.to_string().contains("validation loss -, "));
+    }
+
+    #[test]
+    fn the_validation_report_gives_each_buckets_loss() {
+        // Zero weights: every position scores 0, a probability of one half.
+        let network = Network::from_parts(NetworkParts {
+            game: "test".into(),
+            inputs: 4,
+            hidden: 2,
+            buckets: 3,
+            scale: 400,
+            input_weights: vec![0; 8],
+            hidden_bias: vec![0; 2],
+            output_weights: vec![0; 6],
+            output_bias: vec![0; 3],
+        })
+        .expect("a valid network");
+        let mut samples = Samples::new();
+        samples.push_record([(&[0u16][..], 0)], 0.5);
+        samples.push_record([(&[1u16][..], 2)], 1.0);
+        samples.push_record([(&[2u16][..], 2)], 0.0);
+        samples.push_record([(&[3u16][..], 0)], 0.5);
+        let lines = validation_report(&network, 0.1, &samples, &[0, 1, 2, 3]);
+        assert_eq!(
+            lines,
+            [
+                "quantised network: validation loss 0.125000 (float 0.100000)",
+                "validation loss by output bucket: 0: 0.000000 (2 samples), \
+                 1: - (0 samples), 2: 0.250000 (2 samples)",
+            ]
+        );
+        // One bucket: no line by bucket; only the validation samples count.
+        let one = Network::from_parts(NetworkParts {
+            buckets: 1,
+            output_weights: vec![0; 2],
+            output_bias: vec![0],
+            ..network.to_parts()
+        })
+        .expect("a valid network");
+        assert_eq!(
+            validation_report(&one, 0.2, &samples, &[1]),
+            ["quantised network: validation loss 0.250000 (float 0.200000)"]
+        );
+    }
+
+    #[test]
+    fn epochs_follow_the_schedule_and_lower_the_loss() {
+        let config = quick_config();
+        let samples = quick_samples(&config);
+        let inputs = Ataxx::network_inputs().expect("Ataxx has inputs");
+        let pool = config.thread_pool().unwrap();
+        let mut trainer = Trainer::new("ataxx", inputs, &samples, &config, 2).expect("a run");
+        // 20 of the 200 records held out, eight images each.
+        assert_eq!((trainer.train.len(), trainer.validation.len()), (1440, 160));
+        let before = trainer.network.loss_of(&samples, &trainer.validation);
+        let reports: Vec<EpochReport> = (0..3).map(|e| pool.install(|| trainer.epoch(e))).collect();
+        for (epoch, report) in reports.iter().enumerate() {
+            assert_eq!((report.epoch, report.epochs), (epoch + 1, 3));
+            assert_eq!(report.learning_rate, config.learning_rate_at(epoch));
+        }
+        let after = reports[2].validation_loss.expect("held-out samples");
+        assert!(after < before, "validation loss {before} → {after}");
+        assert!(reports[2].train_loss < reports[0].train_loss);
+    }
+
+    #[test]
+    fn a_run_depends_on_the_seed_and_the_threads_only() {
+        let config = quick_config();
+        let samples = quick_samples(&config);
+        let run = |config: &TrainConfig| train_float::<Ataxx>(&samples, config, &mut |_| {});
+        let first = run(&config).expect("training");
+        assert_eq!(run(&config).expect("training"), first);
+        let reseeded = TrainConfig {
+            seed: 12,
+            ..config.clone()
+        };
+        assert_ne!(run(&reseeded).expect("training"), first);
+    }
+
+    #[test]
+    fn a_starting_network_keeps_the_split_and_its_weights() {
+        let config = quick_config();
+        let samples = quick_samples(&config);
+        let start = Arc::new(train::<Ataxx>(&samples, &config, &mut |_| {}).expect("training"));
+        let inputs = Ataxx::network_inputs().expect("Ataxx has inputs");
+        let fresh = Trainer::new("ataxx", inputs, &samples, &config, 2).expect("a run");
+        let continued = TrainConfig {
+            start: Some(start.clone()),
+            ..config.clone()
+        };
+        let going_on = Trainer::new("ataxx", inputs, &samples, &continued, 2).expect("a run");
+        assert_eq!(going_on.train, fresh.train);
+        assert_eq!(going_on.validation, fresh.validation);
+        assert_eq!(going_on.network, FloatNetwork::from_quantised(&start));
+        assert_ne!(going_on.network, fresh.network);
+    }
+
+    #[test]
+    fn nothing_to_train_on_is_refused() {
+        let config = quick_config();
+        let error = train::<Ataxx>(&Samples::new(), &config, &mut |_| {}).unwrap_err();
+        assert_eq!(error, "no training samples");
+        // One record, held out whole (its eight images with it).
+        let one = samples::<Ataxx>(&random_records::<Ataxx>(1, 3), &config).expect("samples");
+        assert_eq!(one.len(), 8);
+        let all_held_out = TrainConfig {
+            buckets: 1,
+            validation_share: 0.9,
+            ..config
+        };
+        let error = train::<Ataxx>(&one, &all_held_out, &mut |_| {}).unwrap_err();
+        assert_eq!(
+            error,
+            "no samples left for training after the validation split"
+        );
+    }
+
+    #[test]
+    fn run_reads_every_file_and_writes_the_network() {
+        let dir = std::env::temp_dir().join(format!("agon-train-driver-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data = [dir.join("a.bin"), dir.join("b.bin")];
+        for (path, seed) in data.iter().zip([1, 2]) {
+            let mut file = std::fs::File::create(path).unwrap();
+            write_records(&mut file, &random_records::<Ataxx>(60, seed)).unwrap();
+        }
+        let out = dir.join("out.net");
+        // The first 60 plies of a game may not reach the second stage.
+        let config = TrainConfig {
+            epochs: 1,
+            buckets: 1,
+            ..quick_config()
+        };
+        let mut lines = Vec::new();
+        run::<Ataxx>(&data, &out, &config, &mut |line| {
+            lines.push(line.to_string())
+        })
+        .expect("a run");
+        assert_eq!(lines[0], "120 records from 2 file(s)");
+        let inputs = Ataxx::network_inputs().expect("Ataxx has inputs");
+        let written = format!(
+            "wrote {} ({inputs} inputs, 8 hidden, 1 output bucket(s))",
+            out.display()
+        );
+        assert_eq!(lines.last(), Some(&written));
+        let network = Network::load_for::<Ataxx>(&out.to_string_lossy()).expect("a network");
+        assert_eq!((network.hidden(), network.buckets()), (8, 1));
+        // A missing file and an unwritable output are named.
+        let missing = dir.join("missing.bin");
+        let error =
+            run::<Ataxx>(std::slice::from_ref(&missing), &out, &config, &mut |_| {}).unwrap_err();
+        assert!(error.starts_with(&format!("cannot read '{}'", missing.display())));
+        let nowhere = dir.join("no-such-dir").join("out.net");
+        let error = run::<Ataxx>(&data, &nowhere, &config, &mut |_| {}).unwrap_err();
+        assert!(error.starts_with(&format!("cannot write '{}'", nowhere.display())));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -41,6 +41,8 @@ mod model;
 mod optimiser;
 mod rows;
 mod samples;
+#[cfg(test)]
+mod testing;
 
 pub use config::TrainConfig;
 pub use driver::{EpochReport, run, train, train_float};

@@ -329,3 +329,316 @@ fn adam_update(params: &mut [f32], grads: &[f32], m: &mut [f32], v: &mut [f32], 
         *p = (*p - step.rate * m_hat / (v_hat.sqrt() + EPSILON)).clamp(-step.limit, step.limit);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::config::TrainConfig;
+    use super::*;
+    use crate::network::{MAX_OUTPUT_WEIGHT, QA, QB};
+    use rand::{RngExt, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    const INPUTS: usize = 6;
+    const HIDDEN: usize = 5;
+    const BUCKETS: usize = 2;
+
+    /// A seeded network of `INPUTS`, `HIDDEN` and `BUCKETS`, its biases
+    /// drawn too so that every parameter has a gradient to check.
+    fn small_network(seed: u64) -> FloatNetwork {
+        let config = TrainConfig {
+            hidden: HIDDEN,
+            buckets: BUCKETS,
+            scale: 100.0,
+            ..TrainConfig::default()
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut network = FloatNetwork::random("test", INPUTS, &config, 2.0, &mut rng);
+        for bias in &mut network.hidden_bias {
+            *bias = rng.random_range(0.0..0.6);
+        }
+        for bias in &mut network.output_bias {
+            *bias = rng.random_range(-0.5..0.5);
+        }
+        network
+    }
+
+    /// Six samples over both buckets that touch every input.
+    fn small_samples() -> Samples {
+        let list: [(&[u16], usize, f32); 6] = [
+            (&[0, 3], 0, 0.9),
+            (&[1, 2, 5], 1, 0.2),
+            (&[4], 0, 0.5),
+            (&[0, 1, 4], 1, 0.7),
+            (&[2, 3], 1, 0.05),
+            (&[5, 0], 0, 0.4),
+        ];
+        let mut samples = Samples::new();
+        for (inputs, bucket, target) in list {
+            samples.push_record([(inputs, bucket)], target);
+        }
+        samples
+    }
+
+    /// The four layers one after another, in `f64`.
+    fn flat(layers: [&[f32]; 4]) -> Vec<f64> {
+        layers
+            .iter()
+            .flat_map(|l| l.iter().map(|&p| f64::from(p)))
+            .collect()
+    }
+
+    fn network_parameters(n: &FloatNetwork) -> Vec<f64> {
+        flat([
+            &n.input_weights,
+            &n.hidden_bias,
+            &n.output_weights,
+            &n.output_bias,
+        ])
+    }
+
+    fn gradient_parameters(g: &Gradient) -> Vec<f64> {
+        flat([
+            &g.input_weights,
+            &g.hidden_bias,
+            &g.output_weights,
+            &g.output_bias,
+        ])
+    }
+
+    /// A sample's hidden sums and output for the parameters `p` (laid out
+    /// as [`network_parameters`]), in `f64` from the model's definition.
+    fn forward(p: &[f64], sample: Sample<'_>) -> (Vec<f64>, f64) {
+        let (w1, rest) = p.split_at(INPUTS * HIDDEN);
+        let (b1, rest) = rest.split_at(HIDDEN);
+        let (w2, b2) = rest.split_at(BUCKETS * HIDDEN);
+        let sums: Vec<f64> = (0..HIDDEN)
+            .map(|j| {
+                let rows = sample
+                    .inputs
+                    .iter()
+                    .map(|&i| w1[usize::from(i) * HIDDEN + j]);
+                b1[j] + rows.sum::<f64>()
+            })
+            .collect();
+        let weights = &w2[sample.bucket * HIDDEN..][..HIDDEN];
+        let out = b2[sample.bucket]
+            + sums
+                .iter()
+                .zip(weights)
+                .map(|(&a, &w)| a.clamp(0.0, 1.0).powi(2) * w)
+                .sum::<f64>();
+        (sums, out)
+    }
+
+    /// The mean of `(sigmoid(out) − target)²` over `samples` in `f64`.
+    fn reference_loss(p: &[f64], samples: &Samples) -> f64 {
+        let mut scratch = Vec::new();
+        let total: f64 = (0..samples.len())
+            .map(|s| {
+                let sample = samples.get(s, &mut scratch);
+                let (_, out) = forward(p, sample);
+                (1.0 / (1.0 + (-out).exp()) - f64::from(sample.target)).powi(2)
+            })
+            .sum();
+        total / samples.len() as f64
+    }
+
+    #[test]
+    fn the_gradient_matches_finite_differences() {
+        let network = small_network(1);
+        let samples = small_samples();
+        let n = samples.len();
+        let p = network_parameters(&network);
+        // The hidden sums are away from the activation's kinks (where a
+        // finite difference straddles two slopes) and on both sides of
+        // its bend, so that the clipped case is checked too.
+        let mut scratch = Vec::new();
+        let sums: Vec<f64> = (0..n)
+            .flat_map(|s| forward(&p, samples.get(s, &mut scratch)).0)
+            .collect();
+        assert!(
+            sums.iter()
+                .all(|a| a.abs() > 1e-3 && (a - 1.0).abs() > 1e-3)
+        );
+        assert!(sums.iter().any(|&a| a > 0.0 && a < 1.0));
+        assert!(sums.iter().any(|&a| !(0.0..=1.0).contains(&a)));
+
+        let mut gradient = Gradient::new(INPUTS, HIDDEN, BUCKETS);
+        let all: Vec<u32> = (0..n as u32).collect();
+        let loss = gradient.accumulate(&network, &samples, &all, 1.0 / n as f32);
+        assert!((loss / n as f64 - reference_loss(&p, &samples)).abs() < 1e-6);
+        let mut rows = gradient.rows.clone();
+        rows.sort_unstable();
+        assert_eq!(rows, [0, 1, 2, 3, 4, 5]);
+
+        let analytic = gradient_parameters(&gradient);
+        let h = 1e-6;
+        let mut checked = 0;
+        for k in 0..p.len() {
+            let mut moved = p.clone();
+            moved[k] = p[k] + h;
+            let up = reference_loss(&moved, &samples);
+            moved[k] = p[k] - h;
+            let down = reference_loss(&moved, &samples);
+            let numeric = (up - down) / (2.0 * h);
+            if numeric.abs() < 1e-8 {
+                // A weight into a unit that every sample clips.
+                assert!(analytic[k].abs() < 1e-7, "{k}: {} not 0", analytic[k]);
+            } else {
+                let relative = (analytic[k] - numeric).abs() / numeric.abs();
+                assert!(relative < 1e-3, "{k}: {} against {numeric}", analytic[k]);
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= p.len() / 2,
+            "only {checked} of {} checked",
+            p.len()
+        );
+    }
+
+    #[test]
+    fn gradients_of_parts_add_up_and_clear_to_zero() {
+        let network = small_network(2);
+        let samples = small_samples();
+        let mut whole = Gradient::new(INPUTS, HIDDEN, BUCKETS);
+        let whole_loss = whole.accumulate(&network, &samples, &[0, 1, 2, 3, 4, 5], 0.25);
+        let mut first = Gradient::new(INPUTS, HIDDEN, BUCKETS);
+        let mut second = Gradient::new(INPUTS, HIDDEN, BUCKETS);
+        let loss = first.accumulate(&network, &samples, &[0, 1, 3, 4, 5], 0.25)
+            + second.accumulate(&network, &samples, &[2], 0.25);
+        assert_eq!(second.rows, [4]);
+        first.absorb(&second);
+        assert!((loss - whole_loss).abs() < 1e-9);
+        let (sum, expected) = (gradient_parameters(&first), gradient_parameters(&whole));
+        for (k, (a, b)) in sum.iter().zip(&expected).enumerate() {
+            assert!((a - b).abs() < 1e-7, "{k}: {a} against {b}");
+        }
+        // Cleared, a buffer is as good as new.
+        first.clear();
+        assert!(gradient_parameters(&first).iter().all(|&g| g == 0.0));
+        assert!(first.rows.is_empty() && first.touched.iter().all(|&t| !t));
+        let mut fresh = Gradient::new(INPUTS, HIDDEN, BUCKETS);
+        first.accumulate(&network, &samples, &[1, 4], 0.5);
+        fresh.accumulate(&network, &samples, &[1, 4], 0.5);
+        assert_eq!(gradient_parameters(&first), gradient_parameters(&fresh));
+        assert_eq!(first.rows, fresh.rows);
+    }
+
+    /// Two inputs, one hidden unit, one bucket, with these parameters.
+    fn one_unit(input_weights: [f32; 2], hidden_bias: f32, output: [f32; 2]) -> FloatNetwork {
+        let config = TrainConfig {
+            hidden: 1,
+            buckets: 1,
+            ..TrainConfig::default()
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+        let mut network = FloatNetwork::random("test", 2, &config, 1.0, &mut rng);
+        network.input_weights = input_weights.to_vec();
+        network.hidden_bias = vec![hidden_bias];
+        network.output_weights = vec![output[0]];
+        network.output_bias = vec![output[1]];
+        network
+    }
+
+    /// A gradient of [`one_unit`]'s shape with these values.
+    fn one_unit_gradient(input_weights: [f32; 2], hidden_bias: f32, output: [f32; 2]) -> Gradient {
+        let mut gradient = Gradient::new(2, 1, 1);
+        gradient.input_weights = input_weights.to_vec();
+        gradient.hidden_bias = vec![hidden_bias];
+        gradient.output_weights = vec![output[0]];
+        gradient.output_bias = vec![output[1]];
+        gradient
+    }
+
+    #[test]
+    fn adam_steps_as_computed_by_hand() {
+        let mut network = one_unit([0.3, -0.2], 0.1, [0.5, 0.0]);
+        let mut adam = Adam::new(2, 1, 1);
+        // Step 1: m = 0.1 g, v = 0.001 g², corrected back to g and g², so
+        // each parameter with a gradient moves by the rate against its
+        // sign, and one without stays.
+        adam.step(
+            &mut network,
+            &one_unit_gradient([0.5, 0.0], -2.0, [0.0, 0.0]),
+            0.01,
+        );
+        let close = |a: f32, b: f64| (f64::from(a) - b).abs() < 1e-6;
+        assert!(close(network.input_weights[0], 0.29));
+        assert!(close(network.input_weights[1], -0.2));
+        assert!(close(network.hidden_bias[0], 0.11));
+        assert_eq!(network.output_weights[0], 0.5);
+        // Step 2 at rate 0.005, corrections 1 / (1 − 0.9²) and
+        // 1 / (1 − 0.999²):
+        // - first weight (g 0.5 then 0): m = 0.045, v = 0.000 249 75,
+        //   m̂ = 0.236 842, v̂ = 0.124 937: moves on by 0.003 350 3;
+        // - second weight (g 0 then 0.25): m = 0.025, v = 0.000 062 5,
+        //   m̂ = 0.131 579, v̂ = 0.031 266: moves by 0.003 720 7;
+        // - hidden bias (g −2 then −1): m = −0.28, v = 0.004 996,
+        //   m̂ = −1.473 684, v̂ = 2.499 250: moves by 0.004 660 9.
+        adam.step(
+            &mut network,
+            &one_unit_gradient([0.0, 0.25], -1.0, [0.0, 0.0]),
+            0.005,
+        );
+        assert!(close(network.input_weights[0], 0.286_649_7));
+        assert!(close(network.input_weights[1], -0.203_720_7));
+        assert!(close(network.hidden_bias[0], 0.114_660_9));
+        assert_eq!(network.output_weights[0], 0.5);
+        assert_eq!(adam.steps, 2);
+    }
+
+    #[test]
+    fn clipping_keeps_the_quantised_layers_in_range() {
+        let mut network = one_unit([1.97, -1.97], 1.975, [1.97, 1.97]);
+        let mut adam = Adam::new(2, 1, 1);
+        let push_out = one_unit_gradient([-1.0, 1.0], -1.0, [-1.0, -1.0]);
+        adam.step(&mut network, &push_out, 0.5);
+        assert_eq!(network.input_weights, [WEIGHT_LIMIT, -WEIGHT_LIMIT]);
+        assert_eq!(network.hidden_bias, [WEIGHT_LIMIT]);
+        assert_eq!(network.output_weights, [WEIGHT_LIMIT]);
+        // The output bias is an `i32` in the file: it needs no limit.
+        assert!((network.output_bias[0] - 2.47).abs() < 1e-6);
+        let parts = network.quantise().expect("in range").to_parts();
+        let first_limit = (WEIGHT_LIMIT * QA as f32).round() as i16;
+        assert_eq!(parts.input_weights, [first_limit, -first_limit]);
+        assert_eq!(parts.hidden_bias, [first_limit]);
+        let output_limit = (WEIGHT_LIMIT * QB as f32).round() as i16;
+        assert_eq!(parts.output_weights, [output_limit]);
+        assert!(output_limit.unsigned_abs() <= MAX_OUTPUT_WEIGHT);
+
+        // Large random steps never take a weight past the limit.
+        let mut network = small_network(3);
+        let mut adam = Adam::new(INPUTS, HIDDEN, BUCKETS);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        for _ in 0..20 {
+            let mut gradient = Gradient::new(INPUTS, HIDDEN, BUCKETS);
+            for layer in [
+                &mut gradient.input_weights,
+                &mut gradient.hidden_bias,
+                &mut gradient.output_weights,
+            ] {
+                layer
+                    .iter_mut()
+                    .for_each(|g| *g = rng.random_range(-1.0..1.0));
+            }
+            adam.step(&mut network, &gradient, 1.0);
+        }
+        let clipped = [
+            &network.input_weights,
+            &network.hidden_bias,
+            &network.output_weights,
+        ];
+        assert!(
+            clipped
+                .iter()
+                .all(|l| l.iter().all(|w| w.abs() <= WEIGHT_LIMIT))
+        );
+        assert!(
+            clipped
+                .iter()
+                .any(|l| l.iter().any(|w| w.abs() == WEIGHT_LIMIT))
+        );
+        assert!(network.quantise().is_ok());
+    }
+}

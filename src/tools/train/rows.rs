@@ -80,3 +80,60 @@ pub(super) fn scatter_rows(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Small whole numbers as `f32`, whose sums are exact in any order, so
+    /// that the blocked sums must equal the plain ones bit for bit.
+    fn whole_numbers(n: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<f32> {
+        (0..n).map(|_| rng.random_range(-8i8..=8) as f32).collect()
+    }
+
+    /// Widths below, at and past a block, with and without a tail.
+    const WIDTHS: [usize; 6] = [1, 7, BLOCK, BLOCK + 13, 2 * BLOCK, 2 * BLOCK + 6];
+
+    #[test]
+    fn gathered_rows_are_the_rows_summed() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        for width in WIDTHS {
+            let matrix = whole_numbers(10 * width, &mut rng);
+            let start = whole_numbers(width, &mut rng);
+            // A repeated row counts twice, as a repeated input does.
+            let rows = [3usize, 0, 9, 3];
+            let mut acc = start.clone();
+            gather_rows(&mut acc, &matrix, rows.iter().copied());
+            for (j, &sum) in acc.iter().enumerate() {
+                let plain = start[j] + rows.iter().map(|&r| matrix[r * width + j]).sum::<f32>();
+                assert_eq!(sum, plain, "width {width}, column {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn scattered_rows_each_get_the_delta() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        for width in WIDTHS {
+            let before = whole_numbers(6 * width, &mut rng);
+            let delta = whole_numbers(width, &mut rng);
+            let rows = [5usize, 1, 5];
+            let mut matrix = before.clone();
+            scatter_rows(&mut matrix, &delta, rows.iter().copied());
+            for (at, &value) in matrix.iter().enumerate() {
+                let (row, column) = (at / width, at % width);
+                let times = rows.iter().filter(|&&r| r == row).count() as f32;
+                assert_eq!(value, before[at] + times * delta[column], "width {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn add_assign_adds_elementwise() {
+        let mut acc = vec![1.0, 2.0, 3.0];
+        add_assign(&mut acc, &[0.5, -2.0, 4.0]);
+        assert_eq!(acc, [1.5, 0.0, 7.0]);
+    }
+}

@@ -409,3 +409,238 @@ pub fn split_by_record(
     };
     (numbers(&records), numbers(&held_out))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::random_records;
+    use super::*;
+    use crate::games::ataxx::Ataxx;
+    use crate::games::dots::Dots;
+    use rand::SeedableRng;
+
+    /// The active inputs of `position`, sorted (a sample made by an image
+    /// map lists the same inputs in another order).
+    fn sorted_inputs<G: Game>(position: &G) -> Vec<u16> {
+        let mut active = Vec::new();
+        position.active_inputs(&mut active);
+        active.sort_unstable();
+        active
+    }
+
+    #[test]
+    fn the_sigmoid_maps_scores_to_win_probabilities() {
+        assert_eq!(sigmoid(0.0), 0.5);
+        for x in [0.25f32, 1.0, 3.0] {
+            assert!((sigmoid(x) + sigmoid(-x) - 1.0).abs() < 1e-6);
+            assert!(sigmoid(x) > 0.5 && sigmoid(x) < 1.0);
+        }
+        assert!((sigmoid(1.0) - 0.731_058_6).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_target_blends_the_result_and_the_score() {
+        let record = |score, result| Record {
+            fen: String::new(),
+            score,
+            result,
+        };
+        let with_lambda = |lambda| TrainConfig {
+            lambda,
+            scale: 400.0,
+            ..TrainConfig::default()
+        };
+        // Lambda 0: the result alone, as a probability.
+        assert_eq!(target(&record(400, -1), &with_lambda(0.0)), 0.0);
+        assert_eq!(target(&record(400, 0), &with_lambda(0.0)), 0.5);
+        assert_eq!(target(&record(-400, 1), &with_lambda(0.0)), 1.0);
+        // Lambda 1: the score alone, through the sigmoid.
+        assert_eq!(target(&record(400, -1), &with_lambda(1.0)), sigmoid(1.0));
+        assert_eq!(target(&record(-800, 1), &with_lambda(1.0)), sigmoid(-2.0));
+        // In between, the weighted mean.
+        let blend = target(&record(400, -1), &with_lambda(0.25));
+        assert!((blend - 0.25 * sigmoid(1.0)).abs() < 1e-7, "{blend}");
+    }
+
+    #[test]
+    fn an_ataxx_record_gives_its_eight_images() {
+        let records = random_records::<Ataxx>(40, 1);
+        let config = TrainConfig {
+            buckets: 4,
+            threads: 2,
+            ..TrainConfig::default()
+        };
+        let all = samples::<Ataxx>(&records, &config).expect("samples");
+        assert_eq!((all.records(), all.len()), (40, 320));
+        let mut scratch = Vec::new();
+        let mut inputs = 0;
+        for (index, record) in records.iter().enumerate() {
+            let range = all.samples_of_record(index);
+            assert_eq!(range, index * 8..index * 8 + 8);
+            let position = Ataxx::from_fen(&record.fen, &Default::default()).unwrap();
+            let images = position.symmetric_images();
+            assert_eq!(images.len(), 8);
+            for (number, image) in range.zip(&images) {
+                let sample = all.get(number, &mut scratch);
+                let mut made = sample.inputs.to_vec();
+                made.sort_unstable();
+                assert_eq!(made, sorted_inputs(image), "{}: image {number}", record.fen);
+                assert_eq!(sample.bucket, image.network_bucket(4));
+                assert_eq!(sample.target, target(record, &config));
+                inputs += made.len();
+            }
+        }
+        assert_eq!(all.total_inputs(), inputs);
+        // Without symmetries: the recorded position alone, as it reads.
+        let plain_config = TrainConfig {
+            symmetries: false,
+            ..config
+        };
+        let plain = samples::<Ataxx>(&records, &plain_config).expect("samples");
+        assert_eq!((plain.records(), plain.len()), (40, 40));
+        for (index, record) in records.iter().enumerate() {
+            let position = Ataxx::from_fen(&record.fen, &Default::default()).unwrap();
+            let mut active = Vec::new();
+            position.active_inputs(&mut active);
+            assert_eq!(plain.get(index, &mut scratch).inputs, active.as_slice());
+        }
+    }
+
+    #[test]
+    fn a_game_without_image_maps_stores_every_image() {
+        assert!(Dots::image_input_maps().is_none());
+        let records = random_records::<Dots>(30, 2);
+        let samples = samples::<Dots>(&records, &TrainConfig::default()).expect("samples");
+        let mut scratch = Vec::new();
+        let mut total = 0;
+        for (index, record) in records.iter().enumerate() {
+            let position = Dots::from_fen(&record.fen, &Default::default()).unwrap();
+            let images = position.symmetric_images();
+            assert!(images.len() > 1, "a square board has symmetries");
+            let range = samples.samples_of_record(index);
+            assert_eq!(range.len(), images.len());
+            for (number, image) in range.zip(&images) {
+                let mut active = Vec::new();
+                image.active_inputs(&mut active);
+                assert_eq!(samples.get(number, &mut scratch).inputs, active.as_slice());
+            }
+            total += images.len();
+        }
+        assert_eq!(samples.len(), total);
+    }
+
+    #[test]
+    fn image_maps_that_disagree_with_the_images_are_refused() {
+        let records = random_records::<Ataxx>(5, 3);
+        let mut maps = Ataxx::image_input_maps().expect("Ataxx maps its inputs");
+        assert_eq!(check_image_maps::<Ataxx>(&records, &maps), Ok(()));
+        // Send an active input of the first record's position where an
+        // inactive one should go in the second image: as the maps are
+        // permutations, that image then has an input the real one lacks.
+        let mut active = Vec::new();
+        Ataxx::from_fen(&records[0].fen, &Default::default())
+            .unwrap()
+            .active_inputs(&mut active);
+        let on = usize::from(active[0]);
+        let off = (0..maps[1].len())
+            .find(|&i| !active.contains(&(i as u16)))
+            .expect("an inactive input");
+        maps[1].swap(on, off);
+        assert_eq!(
+            check_image_maps::<Ataxx>(&records, &maps),
+            Err("ataxx: the image maps disagree with the symmetric images".into())
+        );
+        let mut short = Ataxx::image_input_maps().unwrap();
+        short.pop();
+        assert!(check_image_maps::<Ataxx>(&records, &short).is_err());
+    }
+
+    #[test]
+    fn a_record_that_does_not_parse_is_named() {
+        let mut records = random_records::<Ataxx>(3, 4);
+        records[2].fen = "not a position".into();
+        let error = samples::<Ataxx>(&records, &TrainConfig::default()).unwrap_err();
+        assert!(error.starts_with("record 2: 'not a position': "), "{error}");
+    }
+
+    #[test]
+    fn the_split_keeps_every_image_of_a_record_on_one_side() {
+        let records = random_records::<Ataxx>(50, 5);
+        let samples = samples::<Ataxx>(&records, &TrainConfig::default()).expect("samples");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
+        let (train, validation) = split_by_record(&samples, 0.2, &mut rng);
+        // A fifth of the 50 records, eight images each.
+        assert_eq!((train.len(), validation.len()), (320, 80));
+        let side = |sample: u32| validation.contains(&sample);
+        for record in 0..samples.records() {
+            let mut range = samples.samples_of_record(record).map(|s| s as u32);
+            let first = side(range.next().unwrap());
+            assert!(range.all(|s| side(s) == first), "record {record} straddles");
+        }
+        let mut all: Vec<u32> = train.iter().chain(&validation).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..400).collect::<Vec<u32>>());
+        // The same seed gives the same split; no share holds nothing out.
+        let again = split_by_record(&samples, 0.2, &mut Xoshiro256PlusPlus::seed_from_u64(6));
+        assert_eq!(again, (train, validation));
+        let (_, none) = split_by_record(&samples, 0.0, &mut rng);
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn samples_outside_the_network_are_refused() {
+        let mut samples = Samples::new();
+        samples.push(&[0, 5], 0.25);
+        assert_eq!(samples.check(6, 1), Ok(()));
+        assert_eq!(
+            samples.check(5, 1),
+            Err("sample 0: input 5 is not below 5".into())
+        );
+        assert_eq!(
+            samples.check(6, 2),
+            Err(
+                "no sample falls in output bucket 1 of 2 (the game has fewer stages, \
+                 or the data misses one): use fewer --buckets"
+                    .into()
+            )
+        );
+        samples.push_record([(&[1u16][..], 2)], 0.5);
+        assert_eq!(
+            samples.check(6, 2),
+            Err("sample 1: output bucket 2 is not below 2".into())
+        );
+        samples.push(&[2], 1.5);
+        assert_eq!(
+            samples.check(6, 3),
+            Err("sample 2: target 1.5 is not from 0 to 1".into())
+        );
+    }
+
+    #[test]
+    fn appended_samples_keep_their_records() {
+        let mut first = Samples::new();
+        first.push_record([(&[1u16, 2][..], 0), (&[3u16][..], 1)], 0.25);
+        let mut second = Samples::new();
+        second.push(&[4, 5, 6], 0.75);
+        second.push(&[], 0.5);
+        first.append(&second);
+        assert_eq!(
+            first.to_vec(),
+            vec![
+                (vec![1, 2], 0, 0.25),
+                (vec![3], 1, 0.25),
+                (vec![4, 5, 6], 0, 0.75),
+                (vec![], 0, 0.5),
+            ]
+        );
+        assert_eq!(
+            (first.records(), first.len(), first.total_inputs()),
+            (3, 4, 6)
+        );
+        assert_eq!(first.samples_of_record(0), 0..2);
+        assert_eq!(first.samples_of_record(2), 3..4);
+        first.clear();
+        assert!(first.is_empty());
+        assert_eq!((first.records(), first.len()), (0, 0));
+        assert_eq!(first, Samples::new());
+    }
+}
