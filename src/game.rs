@@ -335,16 +335,6 @@ impl<'a> SolveBudget<'a> {
     }
 }
 
-/// Which generic search suits a game best (what `Search auto` runs when no
-/// perfect-play oracle answers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PreferredSearch {
-    /// Iterative-deepening alpha-beta.
-    AlphaBeta,
-    /// Monte Carlo tree search.
-    Mcts,
-}
-
 /// One game's rules, notation and evaluation.
 ///
 /// Contract every implementation keeps (checked for every game by
@@ -530,15 +520,6 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// reductions run, and their margins (see [`SearchTuning`]).
     fn search_tuning() -> SearchTuning {
         SearchTuning::DEFAULT
-    }
-
-    /// The search `Search auto` uses for this game when no oracle answers.
-    /// Alpha-beta by default: at 100 ms per move (single thread, 20 openings
-    /// × 2 colours) it beat MCTS 38-2 at Ataxx, 39-0-1 at Yoté, 40-0 at Dots
-    /// and Boxes, and 12-0 at CTOR (50 ms). A game where MCTS wins its match
-    /// overrides this.
-    fn preferred_search() -> PreferredSearch {
-        PreferredSearch::AlphaBeta
     }
 
     /// Whether MCTS playouts use [`Game::playout_move`] (`Playout auto`);

@@ -40,7 +40,8 @@ impl EvalChoice {
 /// Which search `go` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchChoice {
-    /// Perfect play where known, else the better search for the game.
+    /// Perfect play where known, else alpha-beta (which beat MCTS in every
+    /// game where both play).
     Auto,
     /// Always alpha-beta.
     AlphaBeta,

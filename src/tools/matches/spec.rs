@@ -2,7 +2,7 @@
 //!
 //! - `agon[:key=value,…]`: a built-in player running in this process. Keys:
 //!   `search=auto|alphabeta|mcts` (as the engine's `Search` option: auto
-//!   is perfect play where the game knows it, else the game's better search), `depth=N`,
+//!   is perfect play where the game knows it, else alpha-beta), `depth=N`,
 //!   `nodes=N`, `threads=N`, `hash=MB`, `playout=auto|random|policy`,
 //!   `exploration=N`, `parallel=tree|root` (MCTS, as the UGI options),
 //!   `eval=auto|classic`, `evalfile=PATH` (as `Eval`/`EvalFile`),
