@@ -327,7 +327,8 @@ pub fn square_list(mask: u128) -> String {
     if mask == 0 {
         return "-".into();
     }
-    let numbers: Vec<String> = super::squares(mask)
+    let numbers: Vec<String> = (0..u128::BITS)
+        .filter(|&sq| mask & (1u128 << sq) != 0)
         .map(|sq| (sq + 1).to_string())
         .collect();
     numbers.join(",")

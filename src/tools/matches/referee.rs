@@ -3,11 +3,11 @@
 //! times in a row), checks every move, applies repetition and time, and
 //! scores forfeits.
 
-use super::TimeControl;
 use super::adjudication::{Adjudication, Adjudicator};
 use super::forfeit::Forfeit;
 use super::player::{Competitor, MoveRequest};
 use super::record::{GameRecord, REASON_ADJUDICATION, REASON_REPETITION, REASON_RULES};
+use super::time_control::TimeControl;
 use crate::game::{Game, GameOptions, GameState, Outcome, Player};
 use crate::search::time::GoParams;
 use rand::SeedableRng;
