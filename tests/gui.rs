@@ -528,3 +528,400 @@ fn the_event_stream_sends_the_state() {
     assert_eq!(data[0]["moves"], json!([]));
     assert_eq!(data[1]["moves"], json!(["f2"]));
 }
+
+/// A WebDriver session in headless Chromium, through chromedriver's HTTP
+/// JSON API (a few lines of std-only client, like [`Server::raw`]).
+struct Browser {
+    driver: Child,
+    port: u16,
+    session: String,
+}
+
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+impl Browser {
+    /// Starts chromedriver and a headless Chromium; `None` (with one line
+    /// saying why) when they are not installed, unless `CI` is set: there
+    /// a missing browser fails the test.
+    fn start() -> Option<Browser> {
+        let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists());
+        let driver = "/usr/bin/chromedriver";
+        let (Some(chromium), true) = (chromium, std::path::Path::new(driver).exists()) else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI: chromium and chromedriver must be installed (apt-get install chromium chromium-driver)"
+            );
+            println!("skipping the browser test: chromium or chromedriver is not installed");
+            return None;
+        };
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let mut browser = Browser {
+            driver: child,
+            port,
+            session: String::new(),
+        };
+        let until = Instant::now() + Duration::from_secs(20);
+        while browser.call("GET", "/status", None).is_err() {
+            assert!(Instant::now() < until, "chromedriver did not answer");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let profile =
+            std::env::temp_dir().join(format!("agon-gui-chromium-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&profile);
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--window-size=1100,1000",
+            &format!("--user-data-dir={}", profile.display()),
+        ];
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": chromium, "args": args},
+        }}});
+        let answer = browser
+            .call("POST", "/session", Some(capabilities))
+            .expect("a browser session");
+        browser.session = answer["sessionId"]
+            .as_str()
+            .expect("a session id")
+            .to_owned();
+        Some(browser)
+    }
+
+    /// One WebDriver command; its `value`, or the error it reports.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| e.to_string())?;
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .map_err(|e| e.to_string())?;
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.port,
+            body.len()
+        )
+        .map_err(|e| e.to_string())?;
+        // chromedriver keeps connections open: read the head, then exactly
+        // Content-Length bytes.
+        let mut reader = BufReader::new(stream);
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+                return Err("connection closed".into());
+            }
+            if line == "\r\n" {
+                break;
+            }
+            head.push_str(&line);
+        }
+        let length: usize = head
+            .lines()
+            .find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().ok())?
+            })
+            .ok_or("no Content-Length")?;
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).map_err(|e| e.to_string())?;
+        let body = String::from_utf8_lossy(&body);
+        let body = body.as_ref();
+        let value: Value = serde_json::from_str(body).map_err(|e| format!("{e}: {body}"))?;
+        if head.split(' ').nth(1) != Some("200") {
+            return Err(value["value"].to_string());
+        }
+        Ok(value["value"].clone())
+    }
+
+    fn command(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let path = format!("/session/{}{path}", self.session);
+        self.call(method, &path, body)
+            .unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"))
+    }
+
+    fn open(&self, url: &str) {
+        self.command("POST", "/url", Some(json!({"url": url})));
+    }
+
+    /// Runs a script in the page and returns its value.
+    fn script(&self, script: &str) -> Value {
+        self.command(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
+    }
+
+    /// Clicks the element `selector` finds, as a person's mouse would.
+    fn click(&self, selector: &str) {
+        for _ in 0..3 {
+            let found = self.command(
+                "POST",
+                "/element",
+                Some(json!({"using": "css selector", "value": selector})),
+            );
+            let id = found[ELEMENT].as_str().expect("an element").to_owned();
+            let path = format!("/session/{}/element/{id}/click", self.session);
+            match self.call("POST", &path, Some(json!({}))) {
+                Ok(_) => return,
+                // Redrawn between finding and clicking (the engine's line
+                // moved its hint): find it again, as an eye would.
+                Err(e) if e.contains("stale element") => continue,
+                Err(e) => panic!("clicking {selector}: {e}"),
+            }
+        }
+        panic!("clicking {selector}: the element kept being redrawn");
+    }
+
+    /// Saves a PNG screenshot of the window.
+    fn screenshot(&self, path: &std::path::Path) {
+        // Clicks scroll the page; the picture shows it from the top.
+        self.script("window.scrollTo(0, 0); return true");
+        let data = self.command("GET", "/screenshot", None);
+        let png = base64_decode(data.as_str().expect("base64"));
+        std::fs::write(path, png).expect("screenshot written");
+    }
+
+    /// Waits until `script` returns true.
+    fn wait_until(&self, script: &str, what: &str, timeout: Duration) {
+        let until = Instant::now() + timeout;
+        while self.script(script) != json!(true) {
+            if Instant::now() >= until {
+                let shot =
+                    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-failure.png");
+                self.screenshot(&shot);
+                let seen = self.script(
+                    "return [document.body.dataset.ply, document.getElementById('message').textContent, document.getElementById('status').textContent]",
+                );
+                panic!(
+                    "the page never showed {what} (it shows {seen}; {})",
+                    shot.display()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = self.call("DELETE", &format!("/session/{}", self.session), None);
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for v in text.bytes().filter_map(value) {
+        buffer = (buffer << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+        }
+    }
+    out
+}
+
+/// The clicks (CSS selectors) a person makes on the board for a move.
+fn clicks_for(game: &str, mv: &str) -> Vec<String> {
+    let square = |s: &str| format!("#board [data-sq=\"{s}\"]");
+    let special = |m: &str| vec![format!("#special [data-move=\"{m}\"]")];
+    match game {
+        "ataxx" if mv == "0000" => special(mv),
+        "ataxx" if mv.len() == 4 => vec![square(&mv[..2]), square(&mv[2..])],
+        "ataxx" => vec![square(mv)],
+        "dots" | "nim" => vec![format!("#board [data-move=\"{mv}\"]")],
+        "mutorere" => vec![format!("#board [data-point=\"{}\"]", &mv[..1])],
+        "yote" if mv.starts_with('@') => vec![square(&mv[1..])],
+        "yote" => {
+            let mut clicks = vec![square(&mv[..2]), square(&mv[2..4])];
+            if let Some(removed) = mv.get(5..) {
+                clicks.push(square(removed));
+            }
+            clicks
+        }
+        "ctor" if mv == "end" || mv.starts_with('s') => special(mv),
+        "ctor" => {
+            if let Some(sq) = mv.strip_prefix('x') {
+                vec![square(sq)]
+            } else if let Some((from, to)) = mv.split_once('-') {
+                vec![square(from), square(to)]
+            } else if let Some((pair, to)) = mv.split_once('@') {
+                let (a, b) = pair.split_once('+').expect("a landing");
+                vec![square(a), square(b), square(to)]
+            } else {
+                vec![square(mv)]
+            }
+        }
+        _ => panic!("no clicks for {game} {mv}"),
+    }
+}
+
+/// Sets up a game with the page's own form and starts it.
+fn start_in_page(browser: &Browser, game: &str, options: &Value, mode: &str, movetime: u32) {
+    let previous = browser.script("return document.body.dataset.id || ''");
+    let set_options: String = options
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .map(|(name, value)| {
+                    format!(
+                        "{{const i = document.querySelector('[data-option=\"{name}\"]'); if (i.type === 'checkbox') i.checked = {value}; else i.value = {}; i.dispatchEvent(new Event('change'));}}",
+                        json!(value.as_str().map_or(value.to_string(), str::to_owned))
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    browser.script(&format!(
+        "const g = document.getElementById('game'); g.value = '{game}'; g.dispatchEvent(new Event('change'));
+         {set_options}
+         const m = document.getElementById('mode'); m.value = '{mode}'; m.dispatchEvent(new Event('change'));
+         document.getElementById('person-side').value = 'x';
+         document.getElementById('opt-hash').value = '8';
+         const l = document.getElementById('limit'); l.value = 'movetime'; l.dispatchEvent(new Event('change'));
+         document.getElementById('limit-ms').value = '{movetime}';"
+    ));
+    browser.click("#start");
+    browser.wait_until(
+        &format!("return (document.body.dataset.id || '') !== {previous}"),
+        "the new game",
+        Duration::from_secs(10),
+    );
+}
+
+#[test]
+fn a_browser_plays_every_game_against_the_engine_by_clicking() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let server = Server::start(&[]);
+    browser.open(&format!("http://127.0.0.1:{}/", server.port));
+    browser.wait_until(
+        "return document.body.dataset.ply === '0' && document.querySelector('#board svg') !== null",
+        "the board",
+        Duration::from_secs(20),
+    );
+    let shots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-screenshots");
+    std::fs::create_dir_all(&shots).expect("screenshot directory");
+    let mut rng = Rng(2026);
+    let games = [
+        ("ataxx", json!({"Rules": "standard"})),
+        ("dots", json!({"Size": "3x3"})),
+        ("nim", json!({"Heaps": "3/4/5"})),
+        ("mutorere", json!({})),
+        ("yote", json!({})),
+        ("ctor", json!({"Secrets": true})),
+    ];
+    for (game, options) in games {
+        start_in_page(&browser, game, &options, "pe", 20);
+        let mut moves_clicked = 0;
+        loop {
+            let state = server.wait_for_person(Duration::from_secs(30));
+            let ply = state["moves"].as_array().expect("moves").len();
+            browser.wait_until(
+                &format!("return document.body.dataset.ply === '{ply}'"),
+                &format!("ply {ply}"),
+                Duration::from_secs(10),
+            );
+            if !state["result"].is_null() {
+                break;
+            }
+            let legal = state["legal"].as_array().expect("legal").clone();
+            // Mostly board moves, so that every kind of click is made.
+            let mv = legal[rng.below(legal.len())]
+                .as_str()
+                .expect("a move")
+                .to_owned();
+            for selector in clicks_for(game, &mv) {
+                browser.click(&selector);
+            }
+            let until = Instant::now() + Duration::from_secs(5);
+            while server.get("/api/state")["moves"]
+                .as_array()
+                .expect("moves")
+                .len()
+                == ply
+            {
+                assert!(
+                    Instant::now() < until,
+                    "{game}: clicking {mv} played nothing"
+                );
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            moves_clicked += 1;
+            assert!(moves_clicked < 2_000, "{game}: no end");
+        }
+        let state = server.get("/api/state");
+        let secrets = &state["secrets"];
+        let square = |side: &str| secrets[side].as_str().unwrap_or_default().to_owned();
+        let (winner, reason) =
+            rules_verdict(&state, [square("x"), square("o")]).expect("ended by the rules");
+        assert_eq!(state["result"]["winner"], winner, "{game}");
+        assert_eq!(state["result"]["reason"], reason, "{game}");
+        browser.wait_until(
+            &format!("return document.getElementById('result').dataset.winner === '{winner}'"),
+            &format!("{game}'s result"),
+            Duration::from_secs(5),
+        );
+        browser.screenshot(&shots.join(format!("{game}.png")));
+        println!("{game}: {moves_clicked} moves clicked, {winner} ({reason})");
+    }
+
+    // An engine against itself, watched to the end.
+    start_in_page(&browser, "mutorere", &json!({}), "ee", 10);
+    browser.wait_until(
+        "return document.getElementById('result').dataset.winner !== undefined",
+        "the engine game's result",
+        Duration::from_secs(60),
+    );
+
+    // Analysis: the line and its depth update while the engine thinks.
+    start_in_page(&browser, "ataxx", &json!({}), "an", 20);
+    browser.wait_until(
+        "return Number(document.getElementById('analysis').dataset.updates || 0) >= 5",
+        "analysis updates",
+        Duration::from_secs(30),
+    );
+    browser.click("#board [data-sq=\"f2\"]");
+    browser.wait_until(
+        "return document.body.dataset.ply === '1' && Number(document.getElementById('analysis').dataset.updates || 0) >= 2",
+        "the analysis following the move",
+        Duration::from_secs(30),
+    );
+    browser.screenshot(&shots.join("analysis.png"));
+}

@@ -272,6 +272,8 @@ struct Inner<G: Game> {
     epoch: u64,
     /// Which side's engine is thinking now.
     thinking: Option<Player>,
+    /// Grows with every change the page sees.
+    version: u64,
     engines: [Option<EngineSeat<G>>; 2],
     analysis: Analysis,
     /// The last engine failure that did not end the game.
@@ -433,6 +435,7 @@ impl<G: Game> Table<G> {
                 forfeit: None,
                 epoch: 0,
                 thinking: None,
+                version: 0,
                 engines,
                 analysis,
                 error: None,
@@ -451,8 +454,12 @@ impl<G: Game> Table<G> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Tells the worker and the pages that something changed.
-    fn changed(&self) {
+    /// Tells the worker and the pages that something changed, numbering
+    /// the change under the lock so that the page can drop a state older
+    /// than one it already has (a move's answer overtaken by an event).
+    fn changed(&self, mut inner: MutexGuard<'_, Inner<G>>) {
+        inner.version += 1;
+        drop(inner);
         self.wake.notify_all();
         self.notifier.bump();
     }
@@ -466,8 +473,7 @@ impl<G: Game> Table<G> {
                 return;
             }
             if inner.flag_person() {
-                drop(inner);
-                self.changed();
+                self.changed(inner);
                 continue;
             }
             if let Some(side) = inner.engine_to_move() {
@@ -500,8 +506,7 @@ impl<G: Game> Table<G> {
         let seed = inner.request.seed ^ (inner.moves.len() as u64);
         inner.thinking = Some(side);
         inner.turn_started = Instant::now();
-        drop(inner);
-        self.changed();
+        self.changed(inner);
 
         let started = Instant::now();
         let answer = (|| -> Result<String, Forfeit> {
@@ -576,8 +581,7 @@ impl<G: Game> Table<G> {
                 }
             }
         }
-        drop(inner);
-        self.changed();
+        self.changed(inner);
     }
 
     /// Runs the analysis engine on the current position until the position
@@ -605,8 +609,7 @@ impl<G: Game> Table<G> {
         let mover = inner.state.position.side_to_move();
         inner.analysis.info = json!({"ply": moves.len()});
         inner.analysis.updates = 0;
-        drop(inner);
-        self.changed();
+        self.changed(inner);
 
         let mut engine = engine;
         let ply = moves.len();
@@ -631,6 +634,7 @@ impl<G: Game> Table<G> {
                     inner.analysis.info = info;
                 }
                 inner.analysis.updates += 1;
+                inner.version += 1;
                 drop(inner);
                 self.notifier.bump();
             }
@@ -647,8 +651,7 @@ impl<G: Game> Table<G> {
         if inner.epoch == epoch {
             inner.analysis.done_epoch = Some(epoch);
         }
-        drop(inner);
-        self.changed();
+        self.changed(inner);
     }
 }
 
@@ -814,6 +817,7 @@ impl<G: Game> Inner<G> {
             .collect();
         json!({
             "id": self.id,
+            "version": self.version,
             "game": G::NAME,
             "options": self.request.options.iter().map(|(n, v)| json!([n, v])).collect::<Vec<_>>(),
             "start": self.start_fen,
@@ -905,15 +909,13 @@ impl<G: Game> Controller for Table<G> {
             if let Err(why) = timed {
                 inner.forfeit = Some(referee::forfeit(side, &why));
                 inner.epoch += 1;
-                drop(inner);
-                self.changed();
+                self.changed(inner);
                 return Err(format!("too late: {why}"));
             }
         }
         inner.push_move(mv, None);
         inner.analysis.until.store(true, Ordering::Relaxed);
-        drop(inner);
-        self.changed();
+        self.changed(inner);
         Ok(())
     }
 
@@ -936,8 +938,7 @@ impl<G: Game> Controller for Table<G> {
         }
         inner.interrupt();
         inner.truncate(plies);
-        drop(inner);
-        self.changed();
+        self.changed(inner);
         Ok(())
     }
 
@@ -962,8 +963,7 @@ impl<G: Game> Controller for Table<G> {
             format!("{} resigns", side_name(side)),
         ));
         inner.epoch += 1;
-        drop(inner);
-        self.changed();
+        self.changed(inner);
         Ok(())
     }
 
@@ -974,8 +974,7 @@ impl<G: Game> Controller for Table<G> {
             choice: engine,
             ..Analysis::default()
         };
-        drop(inner);
-        self.changed();
+        self.changed(inner);
         Ok(())
     }
 
@@ -1015,8 +1014,7 @@ impl<G: Game> Controller for Table<G> {
         let mut inner = self.lock();
         inner.closed = true;
         inner.interrupt();
-        drop(inner);
-        self.changed();
+        self.changed(inner);
     }
 }
 
