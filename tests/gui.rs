@@ -702,6 +702,20 @@ impl Browser {
         std::fs::write(path, png).expect("screenshot written");
     }
 
+    /// Saves a PNG of the element `selector` finds (the board and its
+    /// players, for the README).
+    fn element_screenshot(&self, selector: &str, path: &std::path::Path) {
+        let found = self.command(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": selector})),
+        );
+        let id = found[ELEMENT].as_str().expect("an element").to_owned();
+        let data = self.command("GET", &format!("/element/{id}/screenshot"), None);
+        let png = base64_decode(data.as_str().expect("base64"));
+        std::fs::write(path, png).expect("screenshot written");
+    }
+
     /// Waits until `script` returns true.
     fn wait_until(&self, script: &str, what: &str, timeout: Duration) {
         let until = Instant::now() + timeout;
@@ -899,8 +913,30 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
             Duration::from_secs(5),
         );
         browser.screenshot(&shots.join(format!("{game}.png")));
+        browser.element_screenshot("#board", &shots.join(format!("{game}-board.png")));
         println!("{game}: {moves_clicked} moves clicked, {winner} ({reason})");
     }
+
+    // From the server's move to the board's next frame, for every engine
+    // move of the six games.
+    let latency = browser.script("return window.agonLatency.engine");
+    let latency: Vec<u64> = latency
+        .as_array()
+        .expect("latencies")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    let mut sorted = latency.clone();
+    sorted.sort_unstable();
+    assert!(!sorted.is_empty(), "no engine move measured");
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q) as usize];
+    println!(
+        "engine move to board: median {} ms, 90th percentile {} ms, worst {} ms over {} moves",
+        at(0.5),
+        at(0.9),
+        at(1.0),
+        sorted.len()
+    );
 
     // An engine against itself, watched to the end.
     start_in_page(&browser, "mutorere", &json!({}), "ee", 10);
@@ -917,11 +953,42 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         "analysis updates",
         Duration::from_secs(30),
     );
+    let updates = || {
+        browser
+            .script("return Number(document.getElementById('analysis').dataset.updates || 0)")
+            .as_u64()
+            .unwrap_or_default()
+    };
+    let (before, started) = (updates(), Instant::now());
+    std::thread::sleep(Duration::from_secs(2));
+    let rate = (updates() - before) as f64 / started.elapsed().as_secs_f64();
+    let clicked = Instant::now();
     browser.click("#board [data-sq=\"f2\"]");
     browser.wait_until(
-        "return document.body.dataset.ply === '1' && Number(document.getElementById('analysis').dataset.updates || 0) >= 2",
+        "return document.body.dataset.ply === '1'",
+        "the move played during the analysis",
+        Duration::from_secs(10),
+    );
+    println!(
+        "analysis: {rate:.1} updates/s; a click during it drawn after {} ms (WebDriver round trips included)",
+        clicked.elapsed().as_millis()
+    );
+    browser.wait_until(
+        "return Number(document.getElementById('analysis').dataset.updates || 0) >= 2",
         "the analysis following the move",
         Duration::from_secs(30),
     );
     browser.screenshot(&shots.join("analysis.png"));
+
+    // A phone-sized window: the board comes first and fits the width.
+    browser.command(
+        "POST",
+        "/window/rect",
+        Some(json!({"width": 390, "height": 844})),
+    );
+    let fits = browser.script(
+        "const b = document.querySelector('#board svg').getBoundingClientRect(); return b.width > 300 && b.right <= window.innerWidth;",
+    );
+    browser.screenshot(&shots.join("phone.png"));
+    assert_eq!(fits, json!(true), "the board fits a phone's width");
 }

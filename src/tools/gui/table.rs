@@ -274,6 +274,9 @@ struct Inner<G: Game> {
     thinking: Option<Player>,
     /// Grows with every change the page sees.
     version: u64,
+    /// When the last move was played (ms since 1970), so that the page can
+    /// measure how long a move takes to reach the board.
+    moved_at_ms: u64,
     engines: [Option<EngineSeat<G>>; 2],
     analysis: Analysis,
     /// The last engine failure that did not end the game.
@@ -340,6 +343,13 @@ fn parse_info(line: &str, mover: Player) -> Option<Value> {
         }
     }
     Some(info)
+}
+
+/// Milliseconds since 1970 (0 if the clock is before it).
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 fn side_name(side: Player) -> &'static str {
@@ -436,6 +446,7 @@ impl<G: Game> Table<G> {
                 epoch: 0,
                 thinking: None,
                 version: 0,
+                moved_at_ms: unix_ms(),
                 engines,
                 analysis,
                 error: None,
@@ -723,6 +734,7 @@ impl<G: Game> Inner<G> {
         self.fens.push(self.state.position.fen());
         self.scores.push(score);
         self.turn_started = Instant::now();
+        self.moved_at_ms = unix_ms();
         self.epoch += 1;
     }
 
@@ -818,6 +830,7 @@ impl<G: Game> Inner<G> {
         json!({
             "id": self.id,
             "version": self.version,
+            "moved_at_ms": self.moved_at_ms,
             "game": G::NAME,
             "options": self.request.options.iter().map(|(n, v)| json!([n, v])).collect::<Vec<_>>(),
             "start": self.start_fen,

@@ -18,6 +18,8 @@ let state = null;
 let receivedAt = 0;
 let viewPly = null; // null: the live position
 let flipped = false;
+let drawPending = false; // a drawing is scheduled for the next frame
+let movedSinceDrawn = false; // a new move awaits drawing
 let boardKey = null; // what the board was last drawn from
 let selectionEpoch = 0; // grows when a game module's selection changes
 let lang = localStorage.getItem('agon-lang') || ((navigator.language || '').startsWith('fr') ? 'fr' : 'en');
@@ -68,11 +70,31 @@ function accept(next) {
   // A move's answer can arrive after an event that is already newer.
   if (state && next.id === state.id && next.version < state.version) return;
   const newGame = !state || next.id !== state.id;
+  if (!newGame && next.moves.length > state.moves.length) movedSinceDrawn = true;
   state = next;
   receivedAt = performance.now();
   if (newGame) viewPly = null;
   if (viewPly !== null && viewPly > state.moves.length) viewPly = null;
+  // One drawing per frame: a burst of states (a CTOR turn's operations,
+  // analysis updates) is drawn once, from the newest.
+  if (!drawPending) {
+    drawPending = true;
+    requestAnimationFrame(drawFrame);
+  }
+}
+
+function drawFrame() {
+  drawPending = false;
   render();
+  if (movedSinceDrawn) {
+    movedSinceDrawn = false;
+    // How long the last move took from the server's board to this one,
+    // by mover (kept for the browser test's latency report).
+    const mover = state.movers[state.movers.length - 1];
+    const seat = state.players[mover === 'x' ? 0 : 1].kind;
+    window.agonLatency = window.agonLatency || { engine: [], person: [] };
+    window.agonLatency[seat].push(Date.now() - state.moved_at_ms);
+  }
 }
 
 function module() {
