@@ -349,6 +349,34 @@ fn engines_that_lie_or_crash_forfeit_and_modes_start_and_stop() {
     let clocks = state["clocks"].as_array().expect("clocks");
     assert!(clocks.iter().all(|c| c.as_u64().is_some()));
 
+    // A review values every position of the finished game.
+    let plies = state["moves"].as_array().expect("moves").len();
+    server.post(
+        "/api/review",
+        json!({"engine": {"engine": "agon"}, "ms": 10}),
+    );
+    let until = Instant::now() + Duration::from_secs(60);
+    let review = loop {
+        let review = server.get("/api/state")["review"].clone();
+        assert!(review["error"].is_null(), "{review}");
+        if review["done"] == review["total"] {
+            break review;
+        }
+        assert!(
+            Instant::now() < until,
+            "the review did not finish: {review}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(review["total"], plies + 1);
+    assert_eq!(review["marks"].as_array().expect("marks").len(), plies);
+    assert_eq!(
+        review["values"][plies],
+        json!({"end": state["result"]["winner"]})
+    );
+    let (status, _) = server.try_post("/api/review", json!({"engine": {"engine": "nobody"}}));
+    assert_eq!(status, 400);
+
     // Take back in person against engine: back to the person's turn.
     server.post(
         "/api/new",
@@ -914,6 +942,18 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         );
         browser.screenshot(&shots.join(format!("{game}.png")));
         browser.element_screenshot("#board", &shots.join(format!("{game}-board.png")));
+        if game == "dots" {
+            // One click reviews the game: every position valued, the moves
+            // marked.
+            browser.script("document.getElementById('review-ms').value = '20'; return true");
+            browser.click("#review");
+            browser.wait_until(
+                "const p = document.getElementById('review-progress'); return !p.hidden && p.max > 0 && p.value === p.max",
+                "the finished review",
+                Duration::from_secs(60),
+            );
+            browser.screenshot(&shots.join("dots-review.png"));
+        }
         println!("{game}: {moves_clicked} moves clicked, {winner} ({reason})");
     }
 

@@ -10,6 +10,7 @@
 //! | `POST /api/new` | a new game: game, options, position, seats, limit |
 //! | `POST /api/move` | a person's move, as text |
 //! | `POST /api/takeback`, `/api/resign`, `/api/analysis` | as named |
+//! | `POST /api/review` | an engine values every position of the finished game |
 //! | `GET /api/pgn` | the finished game as PGN |
 //!
 //! The rules live here, not in the page: every move is checked by Agon's
@@ -458,8 +459,17 @@ fn route(shared: &Shared, request: &Request) -> Answer {
             game.set_analysis(choice)?;
             Ok(game.state())
         })),
+        (true, "/api/review") => json_answer(body().and_then(|b| {
+            let engine = engine_choice(shared, &b["engine"])?;
+            let ms = match &b["ms"] {
+                Value::Null => DEFAULT_REVIEW_MS,
+                ms => number(ms, "review time per position", 1, 60_000)?,
+            };
+            game.review(engine, ms)?;
+            Ok(game.state())
+        })),
         (_, "/api/config" | "/api/state" | "/api/pgn" | "/api/new" | "/api/move")
-        | (_, "/api/takeback" | "/api/resign" | "/api/analysis") => (
+        | (_, "/api/takeback" | "/api/resign" | "/api/analysis" | "/api/review") => (
             405,
             "application/json",
             String::new(),
@@ -565,6 +575,9 @@ fn number(value: &Value, what: &str, min: u64, max: u64) -> Result<u64, String> 
     Ok(n)
 }
 
+/// A review's time per position when the page gives none, ms.
+const DEFAULT_REVIEW_MS: u64 = 300;
+
 /// The limit when the page gives none: a second per engine move.
 const DEFAULT_LIMIT: Limit = Limit::MoveTime(1000);
 
@@ -630,6 +643,17 @@ fn new_game(shared: &Shared, body: &Value) -> Result<Value, String> {
         }
     };
     let seats = [seat(players.first())?, seat(players.get(1))?];
+    for seat in &seats {
+        if let Seat::Engine(choice) = seat
+            && choice.entry.spec.dialect == Dialect::Uai
+            && *name != "ataxx"
+        {
+            return Err(format!(
+                "{} speaks UAI, which plays Ataxx only",
+                choice.entry.name
+            ));
+        }
+    }
     let limit = parse_limit(&body["limit"])?;
     let mut hidden = [None, None];
     for (index, side) in ["x", "o"].into_iter().enumerate() {

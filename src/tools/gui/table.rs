@@ -48,6 +48,9 @@ pub trait Controller: Send + Sync {
     fn resign(&self, side: Option<Player>) -> Result<(), String>;
     /// Starts (or with `None` stops) analysing with an engine.
     fn set_analysis(&self, engine: Option<EngineChoice>) -> Result<(), String>;
+    /// Reviews the finished game: `engine` analyses every position for
+    /// `movetime_ms`, and each move is marked by what it lost.
+    fn review(&self, engine: EngineChoice, movetime_ms: u64) -> Result<(), String>;
     /// The finished game as PGN, by the writer of `agon match --pgn`.
     fn pgn(&self) -> Result<String, String>;
     /// Ends the game's engines and worker (a new game replaces it).
@@ -231,6 +234,77 @@ struct Analysis {
     error: Option<String>,
 }
 
+/// A position's value in a review, from `x`'s point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Valued {
+    /// The engine's score.
+    Score(EngineScore),
+    /// The game is over here.
+    End(Outcome),
+}
+
+/// A proven result's size on the review's scale (above any centi score).
+const PROVEN: i64 = 100_000;
+/// Centi scores are clamped here before differences are taken, so that a
+/// lost position's score swings do not count as mistakes.
+const REVIEW_CLAMP: i64 = 1_000;
+
+impl Valued {
+    /// The value as a number from `x`'s point of view: centi-units, or
+    /// ±(100 000 − moves) for a proven result.
+    fn number(self) -> i64 {
+        match self {
+            Valued::Score(EngineScore::Centi(cp)) => i64::from(cp),
+            Valued::Score(EngineScore::Mate(n)) if n > 0 => PROVEN - i64::from(n),
+            Valued::Score(EngineScore::Mate(n)) => -PROVEN - i64::from(n),
+            Valued::End(Outcome::Win(Player::X)) => PROVEN,
+            Valued::End(Outcome::Win(Player::O)) => -PROVEN,
+            Valued::End(Outcome::Draw) => 0,
+        }
+    }
+
+    fn to_json(self) -> Value {
+        match self {
+            Valued::Score(score) => score_json(score, Player::X),
+            Valued::End(outcome) => json!({"end": outcome_name(outcome)}),
+        }
+    }
+}
+
+/// The mark of a move that took the position from `before` to `after`
+/// (both from `x`'s view), played by `mover`: `??` for a blunder (a proven
+/// win given away, a proven loss walked into, or 300 centi-units lost),
+/// `?` for a mistake (100), `?!` for an inaccuracy (50).
+fn review_mark(before: Valued, after: Valued, mover: Player) -> Option<&'static str> {
+    let sign = if mover == Player::X { 1 } else { -1 };
+    let (b, a) = (sign * before.number(), sign * after.number());
+    let proven = PROVEN - 10_000;
+    if (b >= proven && a < proven) || (b > -proven && a <= -proven) {
+        return Some("??");
+    }
+    let lost = b.clamp(-REVIEW_CLAMP, REVIEW_CLAMP) - a.clamp(-REVIEW_CLAMP, REVIEW_CLAMP);
+    match lost {
+        300.. => Some("??"),
+        100..=299 => Some("?"),
+        50..=99 => Some("?!"),
+        _ => None,
+    }
+}
+
+/// A review in progress or done.
+struct Review {
+    choice: EngineChoice,
+    movetime_ms: u64,
+    /// Its process, between positions (taken by the worker while it
+    /// thinks).
+    engine: Option<ExternalEngine>,
+    /// Each position's value, from the start to the end.
+    values: Vec<Valued>,
+    /// The number of positions to value.
+    total: usize,
+    error: Option<String>,
+}
+
 /// One side's engine.
 struct EngineSeat<G: Game> {
     /// The player (taken by the worker while it thinks).
@@ -279,6 +353,8 @@ struct Inner<G: Game> {
     moved_at_ms: u64,
     engines: [Option<EngineSeat<G>>; 2],
     analysis: Analysis,
+    /// The review of the finished game, once asked for.
+    review: Option<Review>,
     /// The last engine failure that did not end the game.
     error: Option<String>,
     closed: bool,
@@ -449,6 +525,7 @@ impl<G: Game> Table<G> {
                 moved_at_ms: unix_ms(),
                 engines,
                 analysis,
+                review: None,
                 error: None,
                 closed: false,
             }),
@@ -491,6 +568,12 @@ impl<G: Game> Table<G> {
                 self.engine_turn(inner, side);
             } else if inner.wants_analysis() {
                 self.analyse(inner);
+            } else if inner
+                .review
+                .as_ref()
+                .is_some_and(|r| r.values.len() < r.total && r.error.is_none())
+            {
+                self.review_step(inner);
             } else {
                 let _ = self.wake.wait_timeout(inner, IDLE_POLL);
             }
@@ -590,6 +673,74 @@ impl<G: Game> Table<G> {
                     inner.forfeit = Some(referee::forfeit(side, &why));
                     inner.epoch += 1;
                 }
+            }
+        }
+        self.changed(inner);
+    }
+
+    /// Values the next position of the review.
+    fn review_step(&self, mut inner: MutexGuard<'_, Inner<G>>) {
+        let Some(review) = inner.review.as_mut() else {
+            return;
+        };
+        let index = review.values.len();
+        let movetime = review.movetime_ms;
+        let choice = review.choice.clone();
+        let engine = review.engine.take();
+        let plies = inner.moves.len();
+        if index == plies {
+            // The final position: the result, not a search.
+            let outcome = inner.result().map(|(outcome, _)| outcome);
+            if let (Some(review), Some(outcome)) = (inner.review.as_mut(), outcome) {
+                review.values.push(Valued::End(outcome));
+                review.engine = engine;
+            }
+            self.changed(inner);
+            return;
+        }
+        let mut engine = engine.unwrap_or_else(|| {
+            let spec = choice.spec();
+            let options: Vec<_> = inner
+                .request
+                .options
+                .iter()
+                .chain(&spec.options)
+                .cloned()
+                .collect();
+            ExternalEngine::new(spec, G::NAME, &options)
+        });
+        let start = inner.start_fen.clone();
+        let moves = inner.moves[..index].to_vec();
+        let mover = inner.movers[index];
+        let id = inner.id;
+        drop(inner);
+        let go = GoParams {
+            movetime: Some(movetime),
+            ..GoParams::default()
+        };
+        let wait = Duration::from_millis(movetime + 1_000 + movetime / 5);
+        let answer = engine
+            .ensure_running()
+            .and_then(|()| engine.best_move(&start, &moves, &go, wait))
+            .and_then(|_| {
+                engine
+                    .last_score()
+                    .ok_or_else(|| Forfeit::IllegalMove("no score before its bestmove".into()))
+            });
+        let mut inner = self.lock();
+        if inner.closed || inner.id != id {
+            return;
+        }
+        if let Some(review) = inner.review.as_mut() {
+            review.engine = Some(engine);
+            match answer {
+                // The engine's score is the side to move's: `mover`'s.
+                Ok(score) => review.values.push(Valued::Score(match score {
+                    EngineScore::Centi(cp) if mover == Player::O => EngineScore::Centi(-cp),
+                    EngineScore::Mate(n) if mover == Player::O => EngineScore::Mate(-n),
+                    score => score,
+                })),
+                Err(why) => review.error = Some(why.to_string()),
             }
         }
         self.changed(inner);
@@ -763,6 +914,7 @@ impl<G: Game> Inner<G> {
         self.fens.truncate(plies);
         self.scores.truncate(plies);
         self.forfeit = None;
+        self.review = None;
         self.turn_started = Instant::now();
         self.epoch += 1;
         self.analysis.done_epoch = None;
@@ -878,6 +1030,23 @@ impl<G: Game> Inner<G> {
                 "updates": self.analysis.updates,
                 "error": self.analysis.error,
             })),
+            "review": self.review.as_ref().map(|review| {
+                let marks: Vec<Option<&str>> = (0..self.moves.len())
+                    .map(|i| match (review.values.get(i), review.values.get(i + 1)) {
+                        (Some(&before), Some(&after)) => review_mark(before, after, self.movers[i]),
+                        _ => None,
+                    })
+                    .collect();
+                json!({
+                    "engine": review.choice.entry.name,
+                    "ms": review.movetime_ms,
+                    "done": review.values.len(),
+                    "total": review.total,
+                    "values": review.values.iter().map(|v| v.to_json()).collect::<Vec<_>>(),
+                    "marks": marks,
+                    "error": review.error,
+                })
+            }),
             "error": self.error,
         })
     }
@@ -991,6 +1160,23 @@ impl<G: Game> Controller for Table<G> {
         Ok(())
     }
 
+    fn review(&self, engine: EngineChoice, movetime_ms: u64) -> Result<(), String> {
+        let mut inner = self.lock();
+        if inner.result().is_none() {
+            return Err("the game is not over: a review looks at a finished game".into());
+        }
+        inner.review = Some(Review {
+            choice: engine,
+            movetime_ms,
+            engine: None,
+            values: Vec::new(),
+            total: inner.moves.len() + 1,
+            error: None,
+        });
+        self.changed(inner);
+        Ok(())
+    }
+
     fn pgn(&self) -> Result<String, String> {
         let inner = self.lock();
         let (outcome, reason) = inner
@@ -1034,6 +1220,29 @@ impl<G: Game> Controller for Table<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn review_marks_follow_the_loss_and_proven_results() {
+        let cp = |v| Valued::Score(EngineScore::Centi(v));
+        let mate = |n| Valued::Score(EngineScore::Mate(n));
+        assert_eq!(review_mark(cp(20), cp(0), Player::X), None);
+        assert_eq!(review_mark(cp(20), cp(-40), Player::X), Some("?!"));
+        assert_eq!(review_mark(cp(20), cp(-150), Player::X), Some("?"));
+        assert_eq!(review_mark(cp(20), cp(-500), Player::X), Some("??"));
+        // From o's point of view a rising score is a loss.
+        assert_eq!(review_mark(cp(-20), cp(500), Player::O), Some("??"));
+        assert_eq!(review_mark(cp(-20), cp(-500), Player::O), None);
+        // A proven win given away, and one kept (a longer win is fine).
+        assert_eq!(review_mark(mate(3), cp(0), Player::X), Some("??"));
+        assert_eq!(review_mark(mate(3), mate(5), Player::X), None);
+        assert_eq!(
+            review_mark(mate(-3), Valued::End(Outcome::Win(Player::O)), Player::X),
+            None
+        );
+        assert_eq!(review_mark(cp(0), mate(-7), Player::X), Some("??"));
+        // Lost either way: no mark for a worse lost score.
+        assert_eq!(review_mark(cp(-1500), cp(-1900), Player::X), None);
+    }
 
     #[test]
     fn info_lines_give_the_fields_the_page_shows() {

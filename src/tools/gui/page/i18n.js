@@ -18,6 +18,8 @@ export const STRINGS = {
     secretsUsed: 'secret used', budget: 'This turn (placed · moved · landed · replaced)', turn: 'Turn',
     left: 'objects left', plies: 'plies', quiet: 'quiet plies', pieces: 'pieces', boxes: 'boxes',
     stones: 'stones (board + reserve)', chips: 'chips', view: 'Viewing move',
+    review: 'Review the game', reviewMs: 'ms per position', reviewed: 'positions valued',
+    marks: '?! inaccuracy · ? mistake · ?? blunder',
   },
   fr: {
     title: 'Plateau Agon', game: 'Jeu', mode: 'Mode', newGame: 'Nouvelle partie', takeBack: 'Reprendre',
@@ -36,6 +38,8 @@ export const STRINGS = {
     secretsUsed: 'case secrète utilisée', budget: 'Ce tour (posés · déplacés · atterris · remplacés)', turn: 'Tour',
     left: 'objets restants', plies: 'demi-coups', quiet: 'demi-coups sans prise', pieces: 'pions', boxes: 'carrés',
     stones: 'pierres (plateau + réserve)', chips: 'jetons', view: 'Coup affiché',
+    review: 'Analyser la partie', reviewMs: 'ms par position', reviewed: 'positions évaluées',
+    marks: '?! imprécision · ? erreur · ?? gaffe',
   },
 };
 

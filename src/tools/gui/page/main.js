@@ -193,6 +193,18 @@ function render() {
   $('resign').disabled = !!state.result || !state.players.some((p) => p.kind === 'person');
   $('rules').textContent = RULES[state.game][lang];
   $('analyse').textContent = state.analysis ? t('stopAnalysis') : t('startAnalysis');
+  $('review').disabled = !state.result;
+  const review = state.review;
+  $('review-progress').hidden = !review;
+  if (review) {
+    $('review-progress').max = review.total;
+    $('review-progress').value = review.done;
+    $('review-status').textContent = review.error
+      ? `${t('error')}: ${review.error}`
+      : `${review.done}/${review.total} ${t('reviewed')}${review.done === review.total ? ' — ' + t('marks') : ''}`;
+  } else {
+    $('review-status').textContent = '';
+  }
   updateClocks();
 }
 
@@ -248,6 +260,13 @@ function renderMoves(ply) {
     item.append(number, ` ${state.movers[i]} ${m}`);
     const score = state.scores[i];
     if (score) item.title = formatScore(score);
+    const mark = state.review && state.review.marks[i];
+    if (mark) {
+      const badge = document.createElement('span');
+      badge.className = `mark mark-${mark.length === 2 && mark[1] === '!' ? 'inaccuracy' : mark === '?' ? 'mistake' : 'blunder'}`;
+      badge.textContent = mark;
+      item.appendChild(badge);
+    }
     item.classList.toggle('current', i === ply - 1);
     item.addEventListener('click', () => {
       viewPly = i + 1 === state.moves.length ? null : i + 1;
@@ -266,13 +285,26 @@ function renderGraph(ply) {
   const svg = el('svg', { viewBox: `0 0 ${w} ${h}`, class: 'graph' });
   svg.appendChild(el('line', { x1: 0, y1: h / 2, x2: w, y2: h / 2, class: 'axis' }));
   const n = Math.max(2, state.moves.length);
-  const points = [];
-  state.scores.forEach((score, i) => {
-    if (!score) return;
-    const v = score.mate !== undefined ? Math.sign(score.mate) : Math.tanh(score.cp / 400);
-    points.push(`${((i + 1) / n) * w},${h / 2 - v * (h / 2 - 4)}`);
-  });
+  const height = (score) => {
+    let v = 0;
+    if (score.end !== undefined) v = score.end === 'x' ? 1 : score.end === 'o' ? -1 : 0;
+    else if (score.mate !== undefined) v = Math.sign(score.mate) || -1;
+    else v = Math.tanh(score.cp / 400);
+    return h / 2 - v * (h / 2 - 4);
+  };
+  // The review's value of every position, else the engines' own scores
+  // after their moves.
+  const values = state.review ? state.review.values.map((v, i) => [i, v]) : state.scores.map((v, i) => [i + 1, v]);
+  const points = values.filter(([, v]) => v).map(([i, v]) => `${(i / n) * w},${height(v)}`);
   if (points.length) svg.appendChild(el('polyline', { points: points.join(' '), class: 'eval' }));
+  if (state.review) {
+    state.review.marks.forEach((mark, i) => {
+      const after = state.review.values[i + 1];
+      if (!mark || !after) return;
+      const kind = mark === '?!' ? 'inaccuracy' : mark === '?' ? 'mistake' : 'blunder';
+      svg.appendChild(el('circle', { cx: ((i + 1) / n) * w, cy: height(after), r: 3.5, class: `mark-dot mark-${kind}` }));
+    });
+  }
   svg.appendChild(el('line', { x1: (ply / n) * w, y1: 0, x2: (ply / n) * w, y2: h, class: 'cursor' }));
   $('graph').replaceChildren(svg);
 }
@@ -463,6 +495,9 @@ async function init() {
   });
   $('analyse').addEventListener('click', () => {
     post('/api/analysis', { engine: state && state.analysis ? null : engineChoice('engine-a') });
+  });
+  $('review').addEventListener('click', () => {
+    post('/api/review', { engine: engineChoice('engine-a'), ms: Number($('review-ms').value) });
   });
   $('pgn').addEventListener('click', (event) => {
     if (!state || !state.result) event.preventDefault();
