@@ -733,6 +733,8 @@ impl Browser {
     /// Saves a PNG of the element `selector` finds (the board and its
     /// players, for the README).
     fn element_screenshot(&self, selector: &str, path: &std::path::Path) {
+        // chromedriver crops a scrolled page's element at the wrong place.
+        self.script("window.scrollTo(0, 0); return true");
         let found = self.command(
             "POST",
             "/element",
@@ -892,6 +894,15 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
     for (game, options) in games {
         start_in_page(&browser, game, &options, "pe", 20);
         let mut moves_clicked = 0;
+        // The board's picture (for the README) is taken in the middle of
+        // the game, where there is something to see.
+        let shot_at = match game {
+            "nim" => 1,
+            "ctor" => 12,
+            _ => 4,
+        };
+        let board_shot = shots.join(format!("{game}-board.png"));
+        let mut shot_taken = false;
         loop {
             let state = server.wait_for_person(Duration::from_secs(30));
             let ply = state["moves"].as_array().expect("moves").len();
@@ -903,8 +914,11 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
             if !state["result"].is_null() {
                 break;
             }
+            if moves_clicked == shot_at {
+                browser.element_screenshot("#board", &board_shot);
+                shot_taken = true;
+            }
             let legal = state["legal"].as_array().expect("legal").clone();
-            // Mostly board moves, so that every kind of click is made.
             let mv = legal[rng.below(legal.len())]
                 .as_str()
                 .expect("a move")
@@ -941,7 +955,9 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
             Duration::from_secs(5),
         );
         browser.screenshot(&shots.join(format!("{game}.png")));
-        browser.element_screenshot("#board", &shots.join(format!("{game}-board.png")));
+        if !shot_taken {
+            browser.element_screenshot("#board", &board_shot);
+        }
         if game == "dots" {
             // One click reviews the game: every position valued, the moves
             // marked.
