@@ -397,7 +397,7 @@ fn json_answer(result: Result<Value, String>) -> Answer {
 fn route(shared: &Shared, request: &Request) -> Answer {
     let path = request.path.as_str();
     if !path.starts_with("/api/") {
-        if request.method != "GET" && request.method != "HEAD" {
+        if request.method != "GET" {
             return (
                 405,
                 "text/plain",

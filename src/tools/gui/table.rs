@@ -236,7 +236,7 @@ struct Analysis {
 
 /// A position's value in a review, from `x`'s point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Valued {
+enum PositionValue {
     /// The engine's score.
     Score(EngineScore),
     /// The game is over here.
@@ -249,24 +249,24 @@ const PROVEN: i64 = 100_000;
 /// lost position's score swings do not count as mistakes.
 const REVIEW_CLAMP: i64 = 1_000;
 
-impl Valued {
+impl PositionValue {
     /// The value as a number from `x`'s point of view: centi-units, or
     /// ±(100 000 − moves) for a proven result.
     fn number(self) -> i64 {
         match self {
-            Valued::Score(EngineScore::Centi(cp)) => i64::from(cp),
-            Valued::Score(EngineScore::Mate(n)) if n > 0 => PROVEN - i64::from(n),
-            Valued::Score(EngineScore::Mate(n)) => -PROVEN - i64::from(n),
-            Valued::End(Outcome::Win(Player::X)) => PROVEN,
-            Valued::End(Outcome::Win(Player::O)) => -PROVEN,
-            Valued::End(Outcome::Draw) => 0,
+            PositionValue::Score(EngineScore::Centi(cp)) => i64::from(cp),
+            PositionValue::Score(EngineScore::Mate(n)) if n > 0 => PROVEN - i64::from(n),
+            PositionValue::Score(EngineScore::Mate(n)) => -PROVEN - i64::from(n),
+            PositionValue::End(Outcome::Win(Player::X)) => PROVEN,
+            PositionValue::End(Outcome::Win(Player::O)) => -PROVEN,
+            PositionValue::End(Outcome::Draw) => 0,
         }
     }
 
     fn to_json(self) -> Value {
         match self {
-            Valued::Score(score) => score_json(score, Player::X),
-            Valued::End(outcome) => json!({"end": outcome_name(outcome)}),
+            PositionValue::Score(score) => score_json(score, Player::X),
+            PositionValue::End(outcome) => json!({"end": outcome_name(outcome)}),
         }
     }
 }
@@ -275,7 +275,7 @@ impl Valued {
 /// (both from `x`'s view), played by `mover`: `??` for a blunder (a proven
 /// win given away, a proven loss walked into, or 300 centi-units lost),
 /// `?` for a mistake (100), `?!` for an inaccuracy (50).
-fn review_mark(before: Valued, after: Valued, mover: Player) -> Option<&'static str> {
+fn review_mark(before: PositionValue, after: PositionValue, mover: Player) -> Option<&'static str> {
     let sign = if mover == Player::X { 1 } else { -1 };
     let (b, a) = (sign * before.number(), sign * after.number());
     let proven = PROVEN - 10_000;
@@ -299,7 +299,7 @@ struct Review {
     /// thinks).
     engine: Option<ExternalEngine>,
     /// Each position's value, from the start to the end.
-    values: Vec<Valued>,
+    values: Vec<PositionValue>,
     /// The number of positions to value.
     total: usize,
     error: Option<String>,
@@ -355,8 +355,6 @@ struct Inner<G: Game> {
     analysis: Analysis,
     /// The review of the finished game, once asked for.
     review: Option<Review>,
-    /// The last engine failure that did not end the game.
-    error: Option<String>,
     closed: bool,
 }
 
@@ -526,7 +524,6 @@ impl<G: Game> Table<G> {
                 engines,
                 analysis,
                 review: None,
-                error: None,
                 closed: false,
             }),
             wake: Condvar::new(),
@@ -692,7 +689,7 @@ impl<G: Game> Table<G> {
             // The final position: the result, not a search.
             let outcome = inner.result().map(|(outcome, _)| outcome);
             if let (Some(review), Some(outcome)) = (inner.review.as_mut(), outcome) {
-                review.values.push(Valued::End(outcome));
+                review.values.push(PositionValue::End(outcome));
                 review.engine = engine;
             }
             self.changed(inner);
@@ -735,7 +732,7 @@ impl<G: Game> Table<G> {
             review.engine = Some(engine);
             match answer {
                 // The engine's score is the side to move's: `mover`'s.
-                Ok(score) => review.values.push(Valued::Score(match score {
+                Ok(score) => review.values.push(PositionValue::Score(match score {
                     EngineScore::Centi(cp) if mover == Player::O => EngineScore::Centi(-cp),
                     EngineScore::Mate(n) if mover == Player::O => EngineScore::Mate(-n),
                     score => score,
@@ -1047,7 +1044,6 @@ impl<G: Game> Inner<G> {
                     "error": review.error,
                 })
             }),
-            "error": self.error,
         })
     }
 }
@@ -1223,8 +1219,8 @@ mod tests {
 
     #[test]
     fn review_marks_follow_the_loss_and_proven_results() {
-        let cp = |v| Valued::Score(EngineScore::Centi(v));
-        let mate = |n| Valued::Score(EngineScore::Mate(n));
+        let cp = |v| PositionValue::Score(EngineScore::Centi(v));
+        let mate = |n| PositionValue::Score(EngineScore::Mate(n));
         assert_eq!(review_mark(cp(20), cp(0), Player::X), None);
         assert_eq!(review_mark(cp(20), cp(-40), Player::X), Some("?!"));
         assert_eq!(review_mark(cp(20), cp(-150), Player::X), Some("?"));
@@ -1236,7 +1232,11 @@ mod tests {
         assert_eq!(review_mark(mate(3), cp(0), Player::X), Some("??"));
         assert_eq!(review_mark(mate(3), mate(5), Player::X), None);
         assert_eq!(
-            review_mark(mate(-3), Valued::End(Outcome::Win(Player::O)), Player::X),
+            review_mark(
+                mate(-3),
+                PositionValue::End(Outcome::Win(Player::O)),
+                Player::X
+            ),
             None
         );
         assert_eq!(review_mark(cp(0), mate(-7), Player::X), Some("??"));

@@ -490,7 +490,11 @@ async function init() {
     }
   });
   $('set').addEventListener('click', () => {
-    if (state) $('game').value = state.game;
+    // The position string is the current game's, so are the options.
+    if (state && $('game').value !== state.game) {
+      $('game').value = state.game;
+      updateOptions();
+    }
     post('/api/new', newGameRequest($('fen').value));
   });
   $('analyse').addEventListener('click', () => {
