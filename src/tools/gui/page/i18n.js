@@ -19,7 +19,7 @@ export const STRINGS = {
     left: 'objects left', plies: 'plies', quiet: 'quiet plies', pieces: 'pieces', boxes: 'boxes',
     stones: 'stones (board + reserve)', chips: 'chips', view: 'Viewing move',
     review: 'Review the game', reviewMs: 'ms per position', reviewed: 'positions valued',
-    marks: '?! inaccuracy · ? mistake · ?? blunder',
+    marks: '?! inaccuracy · ? mistake · ?? blunder', by: 'by', exact: 'exact value', pass: 'pass', endTurn: 'end the turn',
   },
   fr: {
     title: 'Plateau Agon', game: 'Jeu', mode: 'Mode', newGame: 'Nouvelle partie', takeBack: 'Reprendre',
@@ -39,7 +39,7 @@ export const STRINGS = {
     left: 'objets restants', plies: 'demi-coups', quiet: 'demi-coups sans prise', pieces: 'pions', boxes: 'carrés',
     stones: 'pierres (plateau + réserve)', chips: 'jetons', view: 'Coup affiché',
     review: 'Analyser la partie', reviewMs: 'ms par position', reviewed: 'positions évaluées',
-    marks: '?! imprécision · ? erreur · ?? gaffe',
+    marks: '?! imprécision · ? erreur · ?? gaffe', by: 'de', exact: 'valeur exacte', pass: 'passer', endTurn: 'finir le tour',
   },
 };
 

@@ -177,7 +177,7 @@ function render() {
     const button = document.createElement('button');
     button.type = 'button';
     button.dataset.move = m;
-    button.textContent = m === '0000' ? `${m} (pass)` : m;
+    button.textContent = m === '0000' ? `${m} (${t('pass')})` : m === 'end' ? `end (${t('endTurn')})` : m;
     button.addEventListener('click', () => view.play(m));
     return button;
   }));
@@ -325,7 +325,19 @@ function renderAnalysis() {
     [t('nps'), info.nps ?? ''],
     [t('pv'), (info.pv || []).join(' ')],
   ];
-  if (info.string) rows.push(['', info.string]);
+  const solved = /solved: (win|loss|draw)(?:.*final margin (-?\d+))?/.exec(info.string || '');
+  if (solved) {
+    // The exact value, said as a result rather than a score.
+    const stm = state.side;
+    const winner = solved[1] === 'win' ? stm : solved[1] === 'loss' ? (stm === 'x' ? 'o' : 'x') : null;
+    let text = winner ? `${winner} ${t('wins')}` : t('draw');
+    const margin = solved[2] === undefined ? 0 : Math.abs(Number(solved[2]));
+    if (winner && margin) text += ` ${t('by')} ${margin} ${t('boxes')}`;
+    if (winner && info.score && info.score.mate !== undefined) text += ` (${formatScore(info.score)})`;
+    rows.splice(2, 1, [t('score'), `${text} — ${t('exact')}`]);
+  } else if (info.string) {
+    rows.push(['', info.string]);
+  }
   if (a.error) rows.push([t('error'), a.error]);
   box.replaceChildren(...rows.map(([k, v]) => {
     const row = document.createElement('div');
