@@ -73,7 +73,14 @@ function accept(next) {
   if (!newGame && next.moves.length > state.moves.length) movedSinceDrawn = true;
   state = next;
   receivedAt = performance.now();
-  if (newGame) viewPly = null;
+  if (newGame) {
+    viewPly = null;
+    // A game started elsewhere (another tab, the API): the form follows.
+    if (config && $('game').value !== state.game) {
+      $('game').value = state.game;
+      updateOptions();
+    }
+  }
   if (viewPly !== null && viewPly > state.moves.length) viewPly = null;
   // One drawing per frame: a burst of states (a CTOR turn's operations,
   // analysis updates) is drawn once, from the newest.
@@ -104,6 +111,12 @@ function module() {
 function personSide() {
   const persons = ['x', 'o'].filter((s, i) => state.players[i].kind === 'person');
   return persons.length === 1 ? persons[0] : null;
+}
+
+/** The side to move after `ply` moves (the field's place in the position
+ * string differs from game to game; the record says it for every game). */
+function sideAt(ply) {
+  return ply < state.moves.length ? state.movers[ply] : state.side;
 }
 
 function formatScore(score) {
@@ -153,7 +166,7 @@ function render() {
   const view = {
     fen, start: state.start, moves: state.moves, movers: state.movers, ply,
     legal: live ? state.legal : [], live, flipped, hint, lastMove: ply > 0 ? state.moves[ply - 1] : null,
-    side: fen.split(/\s+/)[1], secrets: state.secrets, personSide: personSide(),
+    side: sideAt(ply), secrets: state.secrets, personSide: personSide(),
     showAllSecrets: !personSide() || !!state.result, options: state.options, t,
     play: (text) => post('/api/move', { move: text, ply: state.moves.length }),
     redraw: () => {
@@ -217,7 +230,7 @@ function renderSummary(game, fen, ply) {
   if (s.plies !== undefined) parts.push(`${s.plies} ${t('plies')}`);
   if (s.quiet !== undefined) parts.push(`${s.quiet} ${t('quiet')}`);
   if (s.turn !== undefined) parts.push(`${t('turn')} ${s.turn} — ${t('budget')}: ${s.budget}`);
-  const side = fen.split(/\s+/)[1];
+  const side = sideAt(ply);
   if (!state.result || ply < state.moves.length) {
     let line = `${side} ${t('toMove')}`;
     if (ply > 0 && state.movers[ply - 1] === side && state.game === 'dots') line = `${side} ${t('again')}`;
