@@ -423,6 +423,29 @@ fn engines_that_lie_or_crash_forfeit_and_modes_start_and_stop() {
     let state = server.post("/api/analysis", json!({"engine": null}));
     assert!(state["analysis"].is_null());
 
+    // A person's clock runs out: the game is lost on time, with no move.
+    server.post(
+        "/api/new",
+        json!({"game": "ataxx", "limit": {"kind": "clock", "base_ms": 300, "inc_ms": 0}}),
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    let state = server.get("/api/state");
+    assert_eq!(state["result"]["winner"], "o", "{state}");
+    let reason = state["result"]["reason"].as_str().expect("reason");
+    assert!(reason.starts_with("x forfeits: loss on time"), "{reason}");
+    assert_eq!(state["clocks"][0], 0);
+
+    // Blockers come with a position string.
+    let state = server.post(
+        "/api/new",
+        json!({"game": "ataxx", "options": {"Rules": "standard"},
+               "fen": "x5o/7/2-1-2/3-3/2-1-2/7/o5x x 0 1"}),
+    );
+    assert_eq!(state["fen"], "x5o/7/2-1-2/3-3/2-1-2/7/o5x x 0 1");
+    let (status, _) = server.try_post("/api/move", json!({"move": "a7c5"}));
+    assert_eq!(status, 400, "c5 is blocked");
+    server.post("/api/move", json!({"move": "a7b5"}));
+
     // Resigning ends the game for the person.
     let state = server.post("/api/resign", json!({"side": "o"}));
     assert_eq!(
@@ -913,6 +936,15 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
             );
             if !state["result"].is_null() {
                 break;
+            }
+            if game == "ataxx" && moves_clicked == 2 {
+                // A reload resumes the game where it is.
+                browser.open(&format!("http://127.0.0.1:{}/", server.port));
+                browser.wait_until(
+                    &format!("return document.body.dataset.ply === '{ply}' && document.querySelector('#board svg') !== null"),
+                    "the game after a reload",
+                    Duration::from_secs(10),
+                );
             }
             if moves_clicked == shot_at {
                 browser.element_screenshot("#board", &board_shot);
