@@ -232,6 +232,9 @@ struct Analysis {
     updates: u64,
     /// The last failure.
     error: Option<String>,
+    /// Which analysis this is (the change number it started at), so that a
+    /// search of a replaced analysis does not hand its engine to the new.
+    serial: u64,
 }
 
 /// A position's value in a review, from `x`'s point of view.
@@ -303,6 +306,8 @@ struct Review {
     /// The number of positions to value.
     total: usize,
     error: Option<String>,
+    /// Which review this is (as [`Analysis::serial`]).
+    serial: u64,
 }
 
 /// One side's engine.
@@ -599,11 +604,13 @@ impl<G: Game> Table<G> {
         inner.turn_started = Instant::now();
         self.changed(inner);
 
-        let started = Instant::now();
         let answer = (|| -> Result<String, Forfeit> {
             if fresh {
                 competitor.new_game(seed, &told)?;
             }
+            // Starting the process and its handshake are not the move's
+            // time (as in `agon match`, where they come before the game).
+            let started = Instant::now();
             let (go, wait) = match limit.time_control() {
                 Some(time) => referee::go_params(time, clocks, side),
                 None => {
@@ -681,6 +688,7 @@ impl<G: Game> Table<G> {
             return;
         };
         let index = review.values.len();
+        let serial = review.serial;
         let movetime = review.movetime_ms;
         let choice = review.choice.clone();
         let engine = review.engine.take();
@@ -709,7 +717,6 @@ impl<G: Game> Table<G> {
         let start = inner.start_fen.clone();
         let moves = inner.moves[..index].to_vec();
         let mover = inner.movers[index];
-        let id = inner.id;
         drop(inner);
         let go = GoParams {
             movetime: Some(movetime),
@@ -725,10 +732,10 @@ impl<G: Game> Table<G> {
                     .ok_or_else(|| Forfeit::IllegalMove("no score before its bestmove".into()))
             });
         let mut inner = self.lock();
-        if inner.closed || inner.id != id {
+        if inner.closed {
             return;
         }
-        if let Some(review) = inner.review.as_mut() {
+        if let Some(review) = inner.review.as_mut().filter(|r| r.serial == serial) {
             review.engine = Some(engine);
             match answer {
                 // The engine's score is the side to move's: `mover`'s.
@@ -761,6 +768,7 @@ impl<G: Game> Table<G> {
                 .collect();
             ExternalEngine::new(spec, G::NAME, &options)
         });
+        let serial = inner.analysis.serial;
         let until = Arc::clone(&inner.analysis.until);
         until.store(false, Ordering::Relaxed);
         let start = inner.start_fen.clone();
@@ -775,7 +783,7 @@ impl<G: Game> Table<G> {
         let result = engine.analyse(&start, &moves, &until, &mut |line| {
             if let Some(mut info) = parse_info(line, mover) {
                 let mut inner = self.lock();
-                if inner.epoch != epoch {
+                if inner.epoch != epoch || inner.analysis.serial != serial {
                     return;
                 }
                 info["ply"] = json!(ply);
@@ -799,7 +807,7 @@ impl<G: Game> Table<G> {
             }
         });
         let mut inner = self.lock();
-        if inner.closed || inner.analysis.choice.is_none() {
+        if inner.closed || inner.analysis.serial != serial {
             return; // dropping the engine ends its process
         }
         inner.analysis.engine = Some(engine);
@@ -1150,6 +1158,7 @@ impl<G: Game> Controller for Table<G> {
         inner.analysis.until.store(true, Ordering::Relaxed);
         inner.analysis = Analysis {
             choice: engine,
+            serial: inner.version + 1,
             ..Analysis::default()
         };
         self.changed(inner);
@@ -1168,6 +1177,7 @@ impl<G: Game> Controller for Table<G> {
             values: Vec::new(),
             total: inner.moves.len() + 1,
             error: None,
+            serial: inner.version + 1,
         });
         self.changed(inner);
         Ok(())
