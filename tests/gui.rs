@@ -304,11 +304,14 @@ fn script_engine(name: &str, on_go: &str) -> String {
 fn engines_that_lie_or_crash_forfeit_and_modes_start_and_stop() {
     let liar = script_engine("liar", "echo 'bestmove z9'");
     let crasher = script_engine("crasher", "exit 3");
+    let sleeper = script_engine("sleeper", ":");
     let server = Server::start(&[
         "--engine",
         &format!("liar=ugi:/bin/sh {liar}"),
         "--engine",
         &format!("crasher=ugi:/bin/sh {crasher}"),
+        "--engine",
+        &format!("sleeper=ugi:/bin/sh {sleeper}"),
     ]);
     let config = server.get("/api/config");
     let engines: Vec<&str> = config["engines"]
@@ -317,11 +320,13 @@ fn engines_that_lie_or_crash_forfeit_and_modes_start_and_stop() {
         .iter()
         .filter_map(|e| e["name"].as_str())
         .collect();
-    assert_eq!(engines, ["agon", "liar", "crasher"]);
+    assert_eq!(engines, ["agon", "liar", "crasher", "sleeper"]);
     assert_eq!(config["games"].as_array().expect("games").len(), 6);
     let cases = [
         ("liar", "o forfeits: illegal move"),
         ("crasher", "o forfeits: crash"),
+        // Silent past its move time and the referee's margin.
+        ("sleeper", "o forfeits: timeout"),
     ];
     for (name, reason) in cases {
         server.post(
