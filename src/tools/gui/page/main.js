@@ -288,8 +288,16 @@ function renderMoves(ply) {
     return item;
   });
   list.replaceChildren(...items);
+  // Keep the current move in sight by scrolling the list alone (moving
+  // the page to the list after every move would hide the board on a
+  // phone).
   const current = list.querySelector('.current');
-  if (current && current.scrollIntoView) current.scrollIntoView({ block: 'nearest' });
+  if (current) {
+    const top = current.offsetTop;
+    if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    }
+  }
 }
 
 function renderGraph(ply) {
