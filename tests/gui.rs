@@ -1031,6 +1031,19 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         sorted.len()
     );
 
+    let clicks: Vec<f64> = browser
+        .script("return window.agonLatency.click")
+        .as_array()
+        .expect("click latencies")
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    let worst_click = clicks.iter().copied().fold(0.0, f64::max);
+    println!(
+        "person's click to their move drawn: worst {worst_click:.0} ms over {} moves",
+        clicks.len()
+    );
+
     // An engine against itself, watched to the end.
     start_in_page(&browser, "mutorere", &json!({}), "ee", 10);
     browser.wait_until(
@@ -1062,8 +1075,10 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         "the move played during the analysis",
         Duration::from_secs(10),
     );
+    let in_page = browser.script("const c = window.agonLatency.click; return c[c.length - 1]");
     println!(
-        "analysis: {rate:.1} updates/s; a click during it drawn after {} ms (WebDriver round trips included)",
+        "analysis: {rate:.1} updates/s; a click during it drawn after {:.0} ms in the page ({} ms with WebDriver's round trips)",
+        in_page.as_f64().expect("a click measured"),
         clicked.elapsed().as_millis()
     );
     browser.wait_until(

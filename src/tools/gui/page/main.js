@@ -20,6 +20,7 @@ let viewPly = null; // null: the live position
 let flipped = false;
 let drawPending = false; // a drawing is scheduled for the next frame
 let movedSinceDrawn = false; // a new move awaits drawing
+let clickedAt = null; // when the person's last move was clicked
 let boardKey = null; // what the board was last drawn from
 let selectionEpoch = 0; // grows when a game module's selection changes
 let lang = localStorage.getItem('agon-lang') || ((navigator.language || '').startsWith('fr') ? 'fr' : 'en');
@@ -99,8 +100,13 @@ function drawFrame() {
     // by mover (kept for the browser test's latency report).
     const mover = state.movers[state.movers.length - 1];
     const seat = state.players[mover === 'x' ? 0 : 1].kind;
-    window.agonLatency = window.agonLatency || { engine: [], person: [] };
+    window.agonLatency = window.agonLatency || { engine: [], person: [], click: [] };
     window.agonLatency[seat].push(Date.now() - state.moved_at_ms);
+    if (seat === 'person' && clickedAt !== null) {
+      // From the person's click to their move on the board.
+      window.agonLatency.click.push(performance.now() - clickedAt);
+      clickedAt = null;
+    }
   }
 }
 
@@ -168,7 +174,10 @@ function render() {
     legal: live ? state.legal : [], live, flipped, hint, lastMove: ply > 0 ? state.moves[ply - 1] : null,
     side: sideAt(ply), secrets: state.secrets, personSide: personSide(),
     showAllSecrets: !personSide() || !!state.result, options: state.options, t,
-    play: (text) => post('/api/move', { move: text, ply: state.moves.length }),
+    play: (text) => {
+      clickedAt = performance.now();
+      return post('/api/move', { move: text, ply: state.moves.length });
+    },
     redraw: () => {
       selectionEpoch += 1;
       render();
