@@ -111,6 +111,14 @@ enum Command {
     /// `src/tools/datagen/record.rs`. Seeded: the same arguments give the
     /// same records, whatever --threads.
     Datagen(DatagenArgs),
+    /// A web board for every game, served on 127.0.0.1.
+    ///
+    /// Prints the page's URL and opens it in the default browser (unless
+    /// --no-open). The page plays against the built-in engine (this
+    /// program in UGI mode) and the engines given with --engine, person
+    /// against person, engine against engine, or analyses; it can set the
+    /// engines' options but never names a command.
+    Gui(GuiArgs),
     /// Train an evaluation network from `agon datagen` files.
     ///
     /// Mini-batch Adam over all cores on the records of every --data file,
@@ -119,6 +127,21 @@ enum Command {
     /// each bucket's; the network goes to --out (load it with `setoption
     /// name EvalFile value <file>`).
     Train(TrainArgs),
+}
+
+/// Arguments of `agon gui`.
+#[derive(Args, Clone, Debug)]
+struct GuiArgs {
+    /// Port on 127.0.0.1 (0: a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// An engine the page may choose, as NAME=ugi:<command line> or
+    /// NAME=uai:<command line> (repeatable).
+    #[arg(long = "engine", value_name = "NAME=ugi:CMD")]
+    engines: Vec<String>,
+    /// Do not open a browser.
+    #[arg(long)]
+    no_open: bool,
 }
 
 /// Arguments of `agon train`.
@@ -468,6 +491,7 @@ fn main() -> ExitCode {
         },
         Some(Command::Analyse(args)) => run_analyse(&args),
         Some(Command::Openings(args)) => run_openings(&args),
+        Some(Command::Gui(args)) => run_gui(&args),
         Some(Command::Train(args)) => visit_game(&args.game.clone(), args).and_then(|r| r),
         Some(Command::Datagen(args)) => {
             let game = args.position.game().to_owned();
@@ -496,6 +520,13 @@ fn run_solve(position: &PositionArgs, threads: usize, hash_mb: usize) -> Result<
         std::io::stderr().is_terminal(),
         &mut std::io::stdout().lock(),
     )
+}
+
+fn run_gui(args: &GuiArgs) -> Result<(), String> {
+    let program = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program to run it as the engine: {e}"))?;
+    let config = tools::gui::GuiConfig::new(args.port, program, &args.engines, !args.no_open)?;
+    tools::gui::run(&config)
 }
 
 struct PerftCommand {

@@ -1,9 +1,11 @@
 //! Tools built on the games, searches and engine: bench, solve, analyse,
-//! match, openings, and the learned evaluation's datagen and train.
+//! match, the web board (gui), openings, and the learned evaluation's
+//! datagen and train.
 
 pub mod analyse;
 pub mod bench;
 pub mod datagen;
+pub mod gui;
 pub mod matches;
 pub mod openings;
 pub mod positions;

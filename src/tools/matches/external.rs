@@ -41,6 +41,10 @@ enum WaitError {
 
 /// How often a wait looks at the match's stop flag.
 const ABANDON_POLL: Duration = Duration::from_millis(50);
+/// How often an analysis looks at its stop flag between `info` lines.
+const ANALYSIS_POLL: Duration = Duration::from_millis(10);
+/// How long an analysing engine may take to answer `stop`.
+const STOP_GRACE: Duration = Duration::from_millis(2_000);
 
 /// An external engine, started on first use and restarted after a failure.
 pub struct ExternalEngine {
@@ -118,12 +122,7 @@ impl ExternalEngine {
         go: &GoParams,
         wait: Duration,
     ) -> Result<String, Forfeit> {
-        let mut position = format!("position fen {start}");
-        if !moves.is_empty() {
-            position.push_str(" moves ");
-            position.push_str(&moves.join(" "));
-        }
-        self.send(&position)?;
+        self.send_position(start, moves)?;
         self.send(&go_command(go, self.spec.dialect))?;
         let deadline = Instant::now() + wait;
         let mut score = None;
@@ -154,6 +153,64 @@ impl ExternalEngine {
                 Err(Forfeit::Crash("the match stopped while it thought".into()))
             }
         }
+    }
+
+    /// Analyses a position without limit (`go infinite`), handing every
+    /// `info` line to `on_info`, until `until` is set; then sends `stop`
+    /// and waits briefly for the `bestmove` that ends the search. An engine
+    /// that ends the search by itself (a solved position) returns early; one
+    /// that exits, or gives no `bestmove` after `stop`, is stopped and
+    /// started again on next use.
+    pub fn analyse(
+        &mut self,
+        start: &str,
+        moves: &[String],
+        until: &AtomicBool,
+        on_info: &mut dyn FnMut(&str),
+    ) -> Result<(), Forfeit> {
+        self.ensure_running()?;
+        self.send_position(start, moves)?;
+        self.send("go infinite")?;
+        loop {
+            if until.load(Ordering::Relaxed) {
+                break;
+            }
+            let running = self
+                .running
+                .as_mut()
+                .ok_or_else(|| Forfeit::Crash("the engine is not running".into()))?;
+            match running.lines.recv_timeout(ANALYSIS_POLL) {
+                Ok(line) if line.starts_with("bestmove") => return Ok(()),
+                Ok(line) if line.starts_with("info") => on_info(&line),
+                Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.kill();
+                    return Err(Forfeit::Crash("the engine exited while analysing".into()));
+                }
+            }
+        }
+        self.send("stop")?;
+        let answer = self.wait_for(Instant::now() + STOP_GRACE, |line| {
+            line.starts_with("bestmove")
+        });
+        if answer.is_err() {
+            self.kill();
+            return Err(Forfeit::Timeout(format!(
+                "no bestmove within {} ms of stop",
+                STOP_GRACE.as_millis()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `position fen <start> [moves …]`.
+    fn send_position(&mut self, start: &str, moves: &[String]) -> Result<(), Forfeit> {
+        let mut position = format!("position fen {start}");
+        if !moves.is_empty() {
+            position.push_str(" moves ");
+            position.push_str(&moves.join(" "));
+        }
+        self.send(&position)
     }
 
     /// The score the engine gave in its last `info` line before its last
@@ -375,6 +432,15 @@ pub fn go_command(go: &GoParams, dialect: Dialect) -> String {
     if let Some(movetime) = go.movetime {
         command.push_str(&format!(" movetime {movetime}"));
     }
+    if let Some(depth) = go.depth {
+        command.push_str(&format!(" depth {depth}"));
+    }
+    if let Some(nodes) = go.nodes {
+        command.push_str(&format!(" nodes {nodes}"));
+    }
+    if go.infinite {
+        command.push_str(" infinite");
+    }
     command
 }
 
@@ -402,5 +468,11 @@ mod tests {
             ..GoParams::default()
         };
         assert_eq!(go_command(&fixed, Dialect::Ugi), "go movetime 50");
+        let deep = GoParams {
+            depth: Some(6),
+            nodes: Some(1000),
+            ..GoParams::default()
+        };
+        assert_eq!(go_command(&deep, Dialect::Ugi), "go depth 6 nodes 1000");
     }
 }

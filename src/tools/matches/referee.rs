@@ -162,7 +162,8 @@ pub fn play_game<G: Game>(
     })
 }
 
-fn forfeit(side: Player, why: &Forfeit) -> (Outcome, String) {
+/// The result and reason of a game `side` loses by forfeit.
+pub fn forfeit(side: Player, why: &Forfeit) -> (Outcome, String) {
     (
         Outcome::Win(side.other()),
         format!("{} forfeits: {why}", side.to_char()),
@@ -250,8 +251,17 @@ fn one_move<G: Game>(
     let elapsed = started.elapsed().as_millis() as u64;
     check_time(setup.time, &mut table.clocks, side, elapsed)?;
     let position = &table.state.position;
+    let mv = checked_move(position, &text)?;
+    table.moves.push(position.move_to_string(mv));
+    table.state.play(mv);
+    Ok(())
+}
+
+/// The move a player's `text` stands for, if it is readable and legal in
+/// `position`; an illegal move forfeits.
+pub fn checked_move<G: Game>(position: &G, text: &str) -> Result<G::Move, Forfeit> {
     let mv = position
-        .parse_move(&text)
+        .parse_move(text)
         .map_err(|e| Forfeit::IllegalMove(format!("'{text}': {e}")))?;
     if !position.is_legal(mv) {
         return Err(Forfeit::IllegalMove(format!(
@@ -259,13 +269,11 @@ fn one_move<G: Game>(
             position.fen()
         )));
     }
-    table.moves.push(position.move_to_string(mv));
-    table.state.play(mv);
-    Ok(())
+    Ok(mv)
 }
 
 /// The `go` parameters of a move and how long to wait for the answer.
-fn go_params(time: TimeControl, clocks: [u64; 2], side: Player) -> (GoParams, Duration) {
+pub fn go_params(time: TimeControl, clocks: [u64; 2], side: Player) -> (GoParams, Duration) {
     match time {
         TimeControl::MoveTime { ms, margin_ms } => (
             GoParams {
@@ -288,7 +296,7 @@ fn go_params(time: TimeControl, clocks: [u64; 2], side: Player) -> (GoParams, Du
 }
 
 /// Charges `elapsed` ms to `side`; a loss when over the limit.
-fn check_time(
+pub fn check_time(
     time: TimeControl,
     clocks: &mut [u64; 2],
     side: Player,
