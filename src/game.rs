@@ -154,6 +154,32 @@ impl OptionSpec {
 // lists are items separated by one character, each item trimmed and none
 // empty (so a trailing separator is an error).
 
+/// The value that stands for an empty string (UCI's spelling), announced as
+/// the default of an option several games share with different defaults.
+pub const EMPTY_DEFAULT: &str = "<empty>";
+
+/// Sets one game option under the rule every option follows: an empty
+/// value (or `<empty>`) is a string option's default, and an error for a
+/// check, spin or combo option, which needs a value. The tools set game
+/// options through this, so that `--option Heaps=` means what
+/// `setoption name Heaps value` means.
+pub fn set_option<O: GameOptions>(options: &mut O, name: &str, value: &str) -> Result<(), String> {
+    if !value.is_empty() && value != EMPTY_DEFAULT {
+        return options.set(name, value);
+    }
+    let spec = O::specs()
+        .into_iter()
+        .find(|spec| spec.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| format!("unknown option '{name}'"))?;
+    if spec.kind != OptionKind::Text {
+        return Err(format!(
+            "option {} needs a value (only string options take an empty one, meaning their default)",
+            spec.name
+        ));
+    }
+    options.set(name, &spec.default)
+}
+
 /// Parses a `check` option value: `true` or `false`, in any case.
 pub fn parse_check(name: &str, value: &str) -> Result<bool, String> {
     match value.to_ascii_lowercase().as_str() {

@@ -1,11 +1,11 @@
 //! Learned evaluation: the network file format and its integer inference.
 //!
 //! The network is the small "NNUE" shape that the strongest Ataxx engines
-//! use: sparse inputs (the game's features, [`Game::active_inputs`], seen
+//! use: sparse inputs (the game's features, [`LearnedEvaluation::active_inputs`](crate::game::LearnedEvaluation::active_inputs), seen
 //! from the side to move) → one hidden layer of at most [`MAX_HIDDEN`] units
 //! with a squared clipped ReLU → one output, the score for the side to move
 //! in the classic evaluation's units. The output layer may come in several
-//! *buckets*, one per stage of the game ([`Game::network_bucket`]): the
+//! *buckets*, one per stage of the game ([`LearnedEvaluation::bucket`](crate::game::LearnedEvaluation::bucket)): the
 //! hidden layer is shared and each position is read by its stage's output
 //! weights, so the network can weigh the same features differently in the
 //! opening and the endgame at no cost in speed.
@@ -98,7 +98,7 @@ pub struct NetworkParts {
     pub inputs: usize,
     /// Number of hidden units.
     pub hidden: usize,
-    /// Number of output buckets ([`Game::network_bucket`]).
+    /// Number of output buckets ([`LearnedEvaluation::bucket`](crate::game::LearnedEvaluation::bucket)).
     pub buckets: usize,
     /// Evaluation units per unit of the float output.
     pub scale: i32,
@@ -474,7 +474,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The embedded network for `position`'s variant: none where the game's
 /// shipped network was not trained for it
-/// ([`LearnedEvaluation::embedded_network_fits`]).
+/// ([`LearnedEvaluation::embedded_network_fits`](crate::game::LearnedEvaluation::embedded_network_fits)).
 pub fn embedded_for<G: Game>(position: &G) -> Option<Arc<Network>> {
     let learned = G::learned()?;
     embedded::<G>().filter(|_| learned.embedded_network_fits(position))

@@ -64,14 +64,31 @@ fn read_sources(dir: &Path, sources: &mut Vec<Source>) {
     }
 }
 
-/// The code of a file without comments and without its test module.
+/// The code of a file without comments and without the items marked
+/// `#[cfg(test)]` (a `mod tests { … }` block or a `mod testing;` line).
 fn code_of(text: &str) -> String {
-    let before_tests = text.split("#[cfg(test)]").next().unwrap_or("");
-    before_tests
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut kept = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        if line.trim() != "#[cfg(test)]" {
+            kept.push(line);
+            continue;
+        }
+        // Skip the item: to its `;`, or to the brace that closes it.
+        let mut depth = 0usize;
+        for item_line in lines.by_ref() {
+            depth += item_line.matches('{').count();
+            depth = depth.saturating_sub(item_line.matches('}').count());
+            let ends = item_line.trim_end().ends_with(';') || item_line.trim_end().ends_with('}');
+            if depth == 0 && ends {
+                break;
+            }
+        }
+    }
+    kept.join("\n")
 }
 
 /// Module paths named by the file: `crate::a::b…`, `super::…`, and in a
@@ -122,10 +139,42 @@ fn named_paths(source: &Source, children: &BTreeSet<String>) -> Vec<Vec<String>>
         if !(head.starts_with("crate") || head.starts_with("super")) {
             continue;
         }
-        let Some(close) = code[at..].find('}') else {
+        // The braces' contents, nested braces included.
+        let mut depth = 0usize;
+        let mut close = None;
+        for (offset, c) in code[at + 2..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(at + 2 + offset);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
             continue;
         };
-        for item in code[at + 3..at + close].split(',') {
+        let inner = &code[at + 3..close];
+        // Top-level items only: `b::{c, d}` counts as `b`.
+        let mut items = Vec::new();
+        let (mut level, mut start) = (0usize, 0);
+        for (i, c) in inner.char_indices() {
+            match c {
+                '{' => level += 1,
+                '}' => level = level.saturating_sub(1),
+                ',' if level == 0 => {
+                    items.push(&inner[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        items.push(&inner[start..]);
+        for item in items {
             let name = item.trim().split("::").next().unwrap_or("");
             if !name.is_empty() && name != "self" {
                 let joined = format!("{head}::{name}");

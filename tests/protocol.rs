@@ -1028,7 +1028,12 @@ fn every_option_value_is_read_by_one_parser_per_kind() {
     assert!(d.send("setoption name Hash value 08").is_empty());
     d.send("setoption name Game value ctor");
     assert!(d.send("setoption name Team value 02").is_empty());
-    assert!(d.send("query fen")[0].ends_with("x 1 0/0/0/0 0"));
+    let mut two = agon::games::ctor::CtorOptions::default();
+    let mut zero_two = two;
+    agon::game::GameOptions::set(&mut two, "Team", "2").expect("valid");
+    agon::game::GameOptions::set(&mut zero_two, "Team", "02").expect("valid");
+    assert_eq!(zero_two, two, "Team 02 is Team 2");
+    assert_ne!(two, agon::games::ctor::CtorOptions::default());
     assert!(error(d.send("setoption name Team value +2")));
     assert!(d.send("setoption name Size value 010").is_empty());
     assert!(d.send("query fen")[0].starts_with("response 10/"));

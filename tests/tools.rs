@@ -1155,6 +1155,27 @@ fn every_games_options_round_trip_through_the_record_format() {
             assert_eq!(GameRecord::parse(&line), Ok(record), "{line}");
         }
     }
+    // The squares' commas are escaped, a `%` too.
+    let record = GameRecord {
+        number: 1,
+        game: "ctor".into(),
+        options: vec![
+            ("SecretX".into(), "3,15,21,42,48".into()),
+            ("Name".into(), "50%,x".into()),
+        ],
+        players: ["a".into(), "b".into()],
+        start: "-".into(),
+        moves: Vec::new(),
+        outcome: Outcome::Draw,
+        reason: "x forfeits: test".into(),
+        clocks: None,
+    };
+    let line = record.to_line();
+    assert!(
+        line.contains("\tSecretX=3%2C15%2C21%2C42%2C48,Name=50%25%2Cx\t"),
+        "{line}"
+    );
+    assert_eq!(GameRecord::parse(&line), Ok(record));
     // A file written before values were escaped is still read.
     let old = "1\tctor\tSecrets=true,SecretX=3,15,21,42,48,SecretO=1,2,3,4,5\ta\tb\t-\t-\tdraw\tx forfeits: t";
     let record = GameRecord::parse(old).expect("an older record");
@@ -1203,7 +1224,7 @@ fn ctor_records_with_secret_squares_replay_and_merge() {
     ]);
     assert!(ok, "{stdout}{stderr}");
     let text = std::fs::read_to_string(&records).expect("written");
-    assert!(text.contains("SecretX="), "{text}");
+    assert!(text.contains("SecretX=") && text.contains("%2C"), "{text}");
     let (ok, stdout, stderr) = agon(&["match", "--replay", path]);
     assert!(ok, "{stdout}{stderr}");
     assert!(
@@ -1290,9 +1311,14 @@ fn analyse_checks_its_limits_and_fails_when_a_check_does() {
         "{stdout}"
     );
     assert!(
-        stderr.contains("1 of 1 checked lines not solved, 1 lines skipped"),
+        stderr.contains("1 of 1 checked lines failed, 1 lines skipped"),
         "{stderr}"
     );
+    // An undecided check alone passes: the right result, its distance not
+    // counted by the oracle.
+    std::fs::write(&file, "1/0/0 o ; value win 1\n").expect("written");
+    let (ok, stdout, _) = agon(&["analyse", "--game", "nim", path]);
+    assert!(ok && stdout.contains("UNDECIDED"), "{stdout}");
 }
 
 #[test]

@@ -41,7 +41,7 @@ impl EvalChoice {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchChoice {
     /// Perfect play where known, else alpha-beta (which beat MCTS in every
-    /// game where both play).
+    /// game measured).
     Auto,
     /// Always alpha-beta.
     AlphaBeta,
@@ -111,7 +111,7 @@ pub enum HiddenChoice {
     /// left), still accepting what the opponent reveals.
     Ignore,
     /// One search in which the hidden information is taken in expectation
-    /// ([`crate::game::Game::expect_hidden`]).
+    /// ([`crate::game::HiddenInformation::expect_hidden`]).
     Expect,
 }
 

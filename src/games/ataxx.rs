@@ -175,7 +175,7 @@ const NETWORK_INPUTS: usize = BLOCKER_INPUTS + SQUARES;
 /// The network shipped for Ataxx (how it was made: `networks/README.md`).
 static ATAXX_NETWORK: &[u8] = include_bytes!("../../networks/ataxx.net");
 /// Where each network input goes under symmetry number `symmetry` of
-/// [`SYMMETRIES`] (see [`Game::image_input_maps`]).
+/// [`SYMMETRIES`] (see [`LearnedEvaluation::image_input_maps`]).
 fn image_input_map(symmetry: usize) -> Vec<u16> {
     let image = |file: usize, rank: usize| {
         let sq = SYMMETRIES[symmetry][rank * SIZE + file] as usize;

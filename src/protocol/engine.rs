@@ -9,7 +9,7 @@
 use super::output::Output;
 use super::session::{MakeSession, SearchSignals, Session};
 use crate::engine::options::EngineOptions;
-use crate::game::{OptionKind, OptionSpec, Player};
+use crate::game::{EMPTY_DEFAULT, OptionKind, OptionSpec, Player};
 use crate::games::{GAME_NAMES, visit_game};
 use crate::search::alphabeta::MAX_DEPTH;
 use crate::search::time::{Dialect, GoParams};
@@ -226,7 +226,7 @@ impl Engine {
                 .position(|s| s.name() == "ataxx")
                 .ok_or("UAI needs the ataxx game, which is not built in")?;
             engine.sessions[ataxx].set_option("Rules", "standard")?;
-            engine.current = ataxx;
+            engine.switch_game(ataxx);
             engine.dialect = Dialect::Uai;
             let prepared = engine.prepare_search();
             engine.report_error(prepared);
@@ -250,20 +250,30 @@ impl Engine {
                         GAME_NAMES.join(", ")
                     )
                 })?;
-            if index != self.current {
-                // One game's search memory at a time: a GUI that switches
-                // games does not keep a table per game.
-                self.session_mut().release();
-                self.current = index;
-            }
-            return self.prepare_search();
+            self.switch_game(index);
+            // The option is set; memory the system refuses is a notice (the
+            // search keeps a smaller table), as at `isready`.
+            let prepared = self.prepare_search();
+            self.report_error(prepared);
+            return Ok(());
         }
         if self.options.set(&name, &value)? {
             // As Stockfish resizes its table at `setoption`: the memory is
             // made now, never inside a search's time.
-            return self.prepare_search();
+            let prepared = self.prepare_search();
+            self.report_error(prepared);
+            return Ok(());
         }
         self.set_game_option(&name, &value)
+    }
+
+    /// Makes game `index` the current one. One game's search memory at a
+    /// time: a GUI that switches games does not keep a table per game.
+    fn switch_game(&mut self, index: usize) {
+        if index != self.current {
+            self.session_mut().release();
+            self.current = index;
+        }
     }
 
     /// One rule for every option: an empty value (or `<empty>`) means the
@@ -458,10 +468,6 @@ impl Engine {
         Ok(())
     }
 }
-
-/// The announced default of an option several games share with different
-/// defaults (the UCI spelling of an empty string).
-const EMPTY_DEFAULT: &str = "<empty>";
 
 /// Splits `name <N…> [value <V…>]`; names and values may contain spaces.
 fn parse_setoption(args: &[&str]) -> Result<(String, String), String> {

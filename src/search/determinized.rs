@@ -1,7 +1,7 @@
 //! Alpha-beta for games with hidden information, by determinisation: the
 //! hidden part of the position (CTOR's secret squares) is sampled several
 //! times consistently with what the side to move has observed
-//! ([`Game::sample_hidden`]), each sample is searched as a game of perfect
+//! ([`HiddenInformation::sample_hidden`](crate::game::HiddenInformation::sample_hidden)), each sample is searched as a game of perfect
 //! information, and the root move with the best score *averaged over the
 //! samples* is played.
 //!

@@ -21,7 +21,7 @@
 
 use crate::engine::options::{EngineOptions, SearchChoice};
 use crate::engine::searchers::Searchers;
-use crate::game::{Game, GameOptions, GameState, Proven};
+use crate::game::{Game, GameState, Proven};
 use crate::games::{GameVisitor, visit_game};
 use crate::search::{Limits, MATE, is_proven, score_text};
 use crate::tools::positions::{PositionLine, parse_positions};
@@ -136,7 +136,7 @@ impl GameVisitor for Analyse<'_> {
     fn visit<G: Game>(self) -> Result<AnalyseSummary, String> {
         let mut options = G::Options::default();
         for (name, value) in &self.config.options {
-            options.set(name, value)?;
+            crate::game::set_option(&mut options, name, value)?;
         }
         let lines = parse_positions(self.text);
         let bar = progress_bar(self.config.progress, lines.len() as u64);
@@ -492,8 +492,7 @@ fn line_limits(run: AnalyseLimits, line: &PositionLine) -> Result<AnalyseLimits,
     let number = |opcode: &str| -> Result<Option<u64>, String> {
         match line.operation(opcode) {
             None => Ok(None),
-            Some([value]) => value
-                .parse::<u64>()
+            Some([value]) => crate::game::parse_counter::<u64>(value, opcode)
                 .ok()
                 .filter(|&v| v > 0)
                 .map(Some)
@@ -503,7 +502,15 @@ fn line_limits(run: AnalyseLimits, line: &PositionLine) -> Result<AnalyseLimits,
     };
     let own = AnalyseLimits {
         movetime: number("movetime")?,
-        depth: number("depth")?.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
+        depth: match number("depth")? {
+            Some(depth) => Some(u32::try_from(depth).map_err(|_| {
+                format!(
+                    "depth must be from 1 to {}, not {depth}",
+                    crate::search::alphabeta::MAX_DEPTH
+                )
+            })?),
+            None => None,
+        },
         nodes: number("nodes")?,
     };
     own.check()?;

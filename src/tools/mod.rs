@@ -12,7 +12,7 @@ pub mod positions;
 pub mod solve;
 pub mod train;
 
-use crate::game::{Game, GameOptions};
+use crate::game::Game;
 
 /// Builds a game's options from UGI name/value pairs and its position from
 /// an optional position string (the start position by default), as the
@@ -24,7 +24,7 @@ pub fn position_from<G: Game>(
 ) -> Result<G, String> {
     let mut game_options = G::Options::default();
     for (name, value) in options {
-        game_options.set(name, value)?;
+        crate::game::set_option(&mut game_options, name, value)?;
     }
     match fen {
         Some(fen) => G::from_fen(fen, &game_options),

@@ -13,7 +13,7 @@
 //! turn, the operations still to make are worth as much as chips.
 //!
 //! Secret squares are not inputs: under the expectation model their value is
-//! added beside the network (`Game::hidden_information_term`).
+//! added beside the network (`HiddenInformation::evaluation_term`).
 
 use super::{Ctor, budget};
 

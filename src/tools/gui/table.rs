@@ -375,7 +375,7 @@ pub struct Table<G: Game> {
 fn options_of<G: Game>(pairs: &[(String, String)]) -> Result<G::Options, String> {
     let mut options = G::Options::default();
     for (name, value) in pairs {
-        options.set(name, value)?;
+        crate::game::set_option(&mut options, name, value)?;
     }
     Ok(options)
 }

@@ -24,7 +24,7 @@ pub mod stats;
 pub mod time_control;
 pub mod writer;
 
-use crate::game::{Game, GameOptions, Player};
+use crate::game::{Game, Player};
 use crate::games::{GameVisitor, visit_game};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plan::Plan;
@@ -254,7 +254,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
     fn new(config: &'a MatchConfig) -> Result<Self, String> {
         let mut options = G::Options::default();
         for (name, value) in &config.options {
-            options.set(name, value)?;
+            crate::game::set_option(&mut options, name, value)?;
         }
         let starts = if config.openings.is_empty() {
             vec![G::start(&options)]

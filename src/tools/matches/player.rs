@@ -152,7 +152,7 @@ impl<G: Game> Builtin<G> {
     }
 
     /// What this player may know of the referee's state: its side's view
-    /// ([`Game::view_for`]), or all of it for an oracle (`peek=true`).
+    /// ([`view_for`]), or all of it for an oracle (`peek=true`).
     fn view(&self, state: &GameState<G>) -> GameState<G> {
         let side = state.position.side_to_move();
         let position = if self.spec.peek {
@@ -186,7 +186,7 @@ impl<G: Game> Builtin<G> {
 
 impl<G: Game> Competitor<G> for Builtin<G> {
     fn new_game(&mut self, seed: u64, _options: &[(String, String)]) -> Result<(), Forfeit> {
-        // The referee's state is shown through `Game::view_for`, which
+        // The referee's state is shown through `game::view_for`, which
         // already hides what this player may not know.
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         self.searchers.clear();

@@ -232,7 +232,7 @@ pub(super) struct Replayed<G: Game> {
 pub(super) fn replay_moves<G: Game>(record: &GameRecord) -> Result<Replayed<G>, String> {
     let mut options = G::Options::default();
     for (name, value) in &record.options {
-        options.set(name, value)?;
+        crate::game::set_option(&mut options, name, value)?;
     }
     let start = G::from_fen(&record.start, &options)
         .map_err(|e| format!("bad start position '{}': {e}", record.start))?;

@@ -1,6 +1,6 @@
 //! `agon match --replay FILE` and `--merge FILES…`: every record verified
-//! through the rules, the score summarised as a match's, and (merging) the
-//! combined games written with the match's own [`RecordWriter`].
+//! through the rules, the score summarised as a match's, and the verified
+//! games written with the match's own [`RecordWriter`].
 
 use super::plan::Plan;
 use super::record::{self, GameRecord, ReplaySummary};
@@ -23,15 +23,15 @@ pub struct ReplayConfig {
     pub game: Option<String>,
     /// An SPRT to judge the combined games by.
     pub sprt: Option<Sprt>,
-    /// Where a merge writes the combined records.
+    /// Where the verified games are written as records.
     pub out: Option<PathBuf>,
-    /// Where a merge writes the combined games as PGN.
+    /// Where the verified games are written as PGN.
     pub pgn: Option<PathBuf>,
 }
 
 /// Verifies and summarises the files, printing to `out` each bad record,
-/// the missing game numbers, then the score lines; merging, writes the
-/// combined games. An error when a record is bad, none is valid, or they
+/// the missing game numbers, then the score lines, and writes the verified
+/// games to `--out`/`--pgn` when given. An error when a record is bad, none is valid, or they
 /// are not games of `--game`.
 pub fn run(config: &ReplayConfig, out: &mut dyn Write) -> Result<(), String> {
     let texts = config
@@ -63,9 +63,7 @@ pub fn run(config: &ReplayConfig, out: &mut dyn Write) -> Result<(), String> {
         ));
     }
     report(config, &summary, out).map_err(|e| format!("cannot write the summary: {e}"))?;
-    if config.merge {
-        write_games(config, &summary.records)?;
-    }
+    write_games(config, &summary.records)?;
     match summary.errors.len() {
         0 => Ok(()),
         bad => Err(format!("{bad} records failed to replay")),
