@@ -1118,6 +1118,21 @@ impl agon::games::GameVisitor for OptionSamples {
     }
 }
 
+/// A record of a game of `game` under `options` that ended before a move.
+fn forfeited_record(game: &str, options: Vec<(String, String)>) -> GameRecord {
+    GameRecord {
+        number: 1,
+        game: game.into(),
+        options,
+        players: ["a".into(), "b".into()],
+        start: "-".into(),
+        moves: Vec::new(),
+        outcome: Outcome::Draw,
+        reason: "x forfeits: test".into(),
+        clocks: None,
+    }
+}
+
 #[test]
 fn every_games_options_round_trip_through_the_record_format() {
     for &game in agon::games::GAME_NAMES {
@@ -1140,36 +1155,19 @@ fn every_games_options_round_trip_through_the_record_format() {
             );
         }
         for options in sets {
-            let record = GameRecord {
-                number: 1,
-                game: game.into(),
-                options,
-                players: ["a".into(), "b".into()],
-                start: "-".into(),
-                moves: Vec::new(),
-                outcome: Outcome::Draw,
-                reason: "x forfeits: test".into(),
-                clocks: None,
-            };
+            let record = forfeited_record(game, options);
             let line = record.to_line();
             assert_eq!(GameRecord::parse(&line), Ok(record), "{line}");
         }
     }
     // The squares' commas are escaped, a `%` too.
-    let record = GameRecord {
-        number: 1,
-        game: "ctor".into(),
-        options: vec![
+    let record = forfeited_record(
+        "ctor",
+        vec![
             ("SecretX".into(), "3,15,21,42,48".into()),
             ("Name".into(), "50%,x".into()),
         ],
-        players: ["a".into(), "b".into()],
-        start: "-".into(),
-        moves: Vec::new(),
-        outcome: Outcome::Draw,
-        reason: "x forfeits: test".into(),
-        clocks: None,
-    };
+    );
     let line = record.to_line();
     assert!(
         line.contains("\tSecretX=3%2C15%2C21%2C42%2C48,Name=50%25%2Cx\t"),
