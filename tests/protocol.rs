@@ -1073,3 +1073,43 @@ fn error_lines_escape_control_bytes() {
         ["info string error: unknown command 'foo\\x01\\x02bar'"]
     );
 }
+
+#[test]
+fn a_long_iteration_shows_its_progress_and_nothing_follows_bestmove() {
+    // A GUI's analysis used to stand still for seconds while one alpha-beta
+    // iteration ran: the last completed line is repeated every 200 ms with
+    // the nodes and time so far.
+    let mut d = Driver::new();
+    d.send("setoption name Search value alphabeta");
+    d.send("position startpos");
+    d.send("go infinite");
+    std::thread::sleep(Duration::from_millis(2_500));
+    // Not `send`, which would clear the lines printed so far.
+    d.engine.handle_line("stop");
+    let lines = d.wait_bestmove(Duration::from_secs(5));
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    let field = |line: &str, name: &str| -> String {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|&w| w == name).expect("a field");
+        words[at + 1].to_owned()
+    };
+    let line_part = |line: &str| line.split(" pv ").nth(1).unwrap_or("").to_owned();
+    let progress = infos.windows(2).any(|pair| {
+        field(pair[0], "depth") == field(pair[1], "depth")
+            && field(pair[0], "score") == field(pair[1], "score")
+            && line_part(pair[0]) == line_part(pair[1])
+            && field(pair[1], "nodes").parse::<u64>().unwrap()
+                > field(pair[0], "nodes").parse::<u64>().unwrap()
+    });
+    assert!(progress, "no progress line: {lines:?}");
+    assert!(
+        lines.last().is_some_and(|l| l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+    // Nothing after `bestmove`, even a moment later.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(d.out.lines().last(), lines.last());
+}

@@ -11,9 +11,10 @@ use crate::games::GameVisitor;
 use crate::search::Report;
 use crate::search::perft;
 use crate::search::time::{GoParams, TurnShape};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// A game's protocol state, independent of which game it is.
 pub trait Session: Send {
@@ -246,19 +247,28 @@ impl<G: Game> Session for GameSession<G> {
         signals: SearchSignals,
     ) -> Result<JoinHandle<()>, String> {
         let state = self.state_to_search(&out);
-        let limits = params.limits(
+        let mut limits = params.limits(
             TurnShape::of(&state.position),
             options.move_overhead_ms,
             Arc::clone(&signals.stop),
         );
+        let node_count = Arc::new(AtomicU64::new(0));
+        limits.node_count = Some(Arc::clone(&node_count));
         let options = options.clone();
         let searchers = Arc::clone(&self.searchers);
         std::thread::Builder::new()
             .name(format!("{}-search", G::NAME))
             .spawn(move || {
                 let mut searchers = lock(&searchers);
-                let mut print = |report: &Report| out.line(&report.info_line());
-                let best = match searchers.think(&state, &limits, &options, &mut print) {
+                let progress = Progress::start(out.clone(), node_count, limits.start);
+                let mut print = |report: &Report| {
+                    out.line(&report.info_line());
+                    progress.reported(report);
+                };
+                let answer = searchers.think(&state, &limits, &options, &mut print);
+                // No progress line after `bestmove`.
+                progress.finish();
+                let best = match answer {
                     Ok(answer) => {
                         if let Some(line) = answer.solved_line() {
                             out.line(&line);
@@ -341,4 +351,70 @@ fn read_position<G: Game>(
         state.play(mv);
     }
     Ok(state)
+}
+
+/// How often a long search shows its progress at the least: the last
+/// completed line again with the nodes, speed and time so far, so that a
+/// GUI's analysis moves even while one iteration takes seconds.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+/// Prints a search's progress lines between its reports, from a thread of
+/// its own.
+struct Progress {
+    /// The last report and when a line was last printed.
+    last: Arc<Mutex<Option<(Report, Instant)>>>,
+    done: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Progress {
+    /// Starts watching a search whose nodes `node_count` counts and that
+    /// started at `start`. Without a thread to run on, shows nothing.
+    fn start(out: Output, node_count: Arc<AtomicU64>, start: Instant) -> Progress {
+        let last: Arc<Mutex<Option<(Report, Instant)>>> = Arc::default();
+        let done = Arc::new(AtomicBool::new(false));
+        let (watched, finished) = (Arc::clone(&last), Arc::clone(&done));
+        let thread = std::thread::Builder::new()
+            .name("search-progress".into())
+            .spawn(move || {
+                while !finished.load(Ordering::Acquire) {
+                    // Woken at once by `finish`, so that `bestmove` never
+                    // waits for this thread.
+                    std::thread::park_timeout(PROGRESS_EVERY / 4);
+                    if finished.load(Ordering::Acquire) {
+                        break;
+                    }
+                    let mut last = lock(&watched);
+                    let Some((report, printed)) = last.as_mut() else {
+                        continue;
+                    };
+                    let nodes = node_count.load(Ordering::Relaxed);
+                    // Only a search that counts its nodes as it goes (not
+                    // an oracle, not MCTS) has progress to show.
+                    if printed.elapsed() >= PROGRESS_EVERY && nodes > report.nodes {
+                        let mut line = report.clone();
+                        line.nodes = nodes;
+                        line.elapsed = start.elapsed();
+                        out.line(&line.info_line());
+                        *printed = Instant::now();
+                    }
+                }
+            })
+            .ok();
+        Progress { last, done, thread }
+    }
+
+    /// A report the search printed itself.
+    fn reported(&self, report: &Report) {
+        *lock(&self.last) = Some((report.clone(), Instant::now()));
+    }
+
+    /// Stops the progress lines; none is printed after this returns.
+    fn finish(mut self) {
+        self.done.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+    }
 }

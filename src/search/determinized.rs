@@ -297,6 +297,7 @@ impl Budget {
             adaptive: false,
             stop: limits.stop.clone(),
             start: Instant::now(),
+            node_count: None,
         }
     }
 }

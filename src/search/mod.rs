@@ -10,7 +10,7 @@ pub mod time;
 pub mod tt;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Score of a won position: a win in `n` plies scores `MATE - n`.
@@ -76,6 +76,10 @@ pub struct Limits {
     pub stop: Arc<AtomicBool>,
     /// When the search started.
     pub start: Instant,
+    /// Where the search keeps its running node count for whoever shows
+    /// progress between reports (the protocol's periodic `info` lines of a
+    /// long iteration); `None` when nobody watches.
+    pub node_count: Option<Arc<AtomicU64>>,
 }
 
 impl Limits {
@@ -90,6 +94,7 @@ impl Limits {
             adaptive: false,
             stop: Arc::new(AtomicBool::new(false)),
             start: Instant::now(),
+            node_count: None,
         }
     }
 

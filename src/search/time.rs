@@ -176,6 +176,7 @@ impl GoParams {
             adaptive: false,
             stop,
             start,
+            node_count: None,
         };
         if self.infinite {
             return limits;

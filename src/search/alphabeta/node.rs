@@ -212,8 +212,13 @@ impl<G: Game> Worker<G> {
 
     /// Adds this thread's unreported nodes to the shared count.
     pub fn flush_nodes(&mut self, ctx: &Context) {
-        ctx.total_nodes.fetch_add(self.unflushed, Ordering::Relaxed);
+        let total = ctx.total_nodes.fetch_add(self.unflushed, Ordering::Relaxed) + self.unflushed;
         self.unflushed = 0;
+        if ctx.main
+            && let Some(count) = &ctx.limits.node_count
+        {
+            count.store(total, Ordering::Relaxed);
+        }
     }
 
     fn count_node(&mut self, ctx: &Context, ply: usize) {
