@@ -318,8 +318,11 @@ impl Engine {
     /// Offers a game option to every game that has one by that name: each
     /// keeps it if valid for it (`Size 4x4` is for dots, `Size 10` for
     /// ctor). An error only when no game accepts it.
-    /// An empty value (or `<empty>`: only string options get here with
-    /// one) gives every game its own default.
+    /// An empty value (or `<empty>`: only options announced as strings get
+    /// here with one) gives every game its own default, whatever that game's
+    /// own kind for the option (`Size` is a combo of `ctor`'s, a string
+    /// over the protocol), so [`crate::game::set_option`], which judges by
+    /// the game's kind, is not the rule here.
     fn set_game_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         let mut errors = Vec::new();
         let mut accepted = false;

@@ -372,6 +372,19 @@ pub struct Table<G: Game> {
     notifier: Arc<Notifier>,
 }
 
+/// The engine process of an analysis or a review: `choice` told the game's
+/// options, then its own.
+fn helper_engine<G: Game>(choice: &EngineChoice, request: &NewGame) -> ExternalEngine {
+    let spec = choice.spec();
+    let options: Vec<_> = request
+        .options
+        .iter()
+        .chain(&spec.options)
+        .cloned()
+        .collect();
+    ExternalEngine::new(spec, G::NAME, &options)
+}
+
 fn options_of<G: Game>(pairs: &[(String, String)]) -> Result<G::Options, String> {
     let mut options = G::Options::default();
     for (name, value) in pairs {
@@ -704,17 +717,7 @@ impl<G: Game> Table<G> {
             self.changed(inner);
             return;
         }
-        let mut engine = engine.unwrap_or_else(|| {
-            let spec = choice.spec();
-            let options: Vec<_> = inner
-                .request
-                .options
-                .iter()
-                .chain(&spec.options)
-                .cloned()
-                .collect();
-            ExternalEngine::new(spec, G::NAME, &options)
-        });
+        let mut engine = engine.unwrap_or_else(|| helper_engine::<G>(&choice, &inner.request));
         let start = inner.start_fen.clone();
         let moves = inner.moves[..index].to_vec();
         let mover = inner.movers[index];
@@ -758,17 +761,11 @@ impl<G: Game> Table<G> {
         let Some(choice) = inner.analysis.choice.clone() else {
             return;
         };
-        let engine = inner.analysis.engine.take().unwrap_or_else(|| {
-            let spec = choice.spec();
-            let options: Vec<_> = inner
-                .request
-                .options
-                .iter()
-                .chain(&spec.options)
-                .cloned()
-                .collect();
-            ExternalEngine::new(spec, G::NAME, &options)
-        });
+        let engine = inner
+            .analysis
+            .engine
+            .take()
+            .unwrap_or_else(|| helper_engine::<G>(&choice, &inner.request));
         let serial = inner.analysis.serial;
         let until = Arc::clone(&inner.analysis.until);
         until.store(false, Ordering::Relaxed);

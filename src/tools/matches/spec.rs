@@ -238,8 +238,10 @@ fn set_key(spec: &mut BuiltinSpec, key: &str, value: &str) -> Result<(), String>
         }
         "peek" => spec.peek = parse_check("peek", value)?,
         _ => {
+            let engine_keys: Vec<&str> = ENGINE_KEYS.iter().map(|(k, _)| *k).collect();
             return Err(format!(
-                "unknown player key '{key}' (keys: search, depth, nodes, threads, hash, playout, exploration, parallel, eval, evalfile, hidden, samples, secrets, peek, player, name)"
+                "unknown player key '{key}' (keys: {}, depth, nodes, secrets, peek, player, name)",
+                engine_keys.join(", ")
             ));
         }
     }
