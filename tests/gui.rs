@@ -86,16 +86,51 @@ impl Server {
 
     /// Waits until a person is to move or the game is over.
     fn wait_for_person(&self, deadline: Duration) -> Value {
-        let until = Instant::now() + deadline;
-        loop {
-            let state = self.get("/api/state");
+        self.wait_for("a person to move", deadline, |state| {
             let side = if state["side"] == "x" { 0 } else { 1 };
             let person = state["players"][side]["kind"] == "person";
-            if !state["result"].is_null() || (person && state["thinking"].is_null()) {
-                return state;
+            !state["result"].is_null() || (person && state["thinking"].is_null())
+        })
+    }
+
+    /// Opens the event stream (its lines are read with this timeout).
+    fn events(&self, timeout: Duration) -> BufReader<TcpStream> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connects");
+        stream.set_read_timeout(Some(timeout)).expect("timeout");
+        write!(
+            stream,
+            "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            self.port
+        )
+        .expect("sends");
+        BufReader::new(stream)
+    }
+
+    /// Follows the event stream until a state satisfies `done`, and
+    /// returns it (as `/api/state` gives it). Polling instead would take
+    /// time from the server and the page that the tests measure.
+    fn wait_for(&self, what: &str, deadline: Duration, done: impl Fn(&Value) -> bool) -> Value {
+        let until = Instant::now() + deadline;
+        let mut reader = self.events(deadline);
+        let mut line = String::new();
+        let mut last = Value::Null;
+        loop {
+            line.clear();
+            let read = reader.read_line(&mut line);
+            assert!(
+                matches!(read, Ok(n) if n > 0) && Instant::now() < until,
+                "never {what}: {last}"
+            );
+            if let Some(json) = line.strip_prefix("data: ") {
+                let mut state: Value = serde_json::from_str(json).expect("JSON event");
+                if let Some(fields) = state.as_object_mut() {
+                    fields.remove("sent_at_ms");
+                }
+                if done(&state) {
+                    return state;
+                }
+                last = state;
             }
-            assert!(Instant::now() < until, "the engine did not move: {state}");
-            std::thread::sleep(Duration::from_millis(5));
         }
     }
 }
@@ -558,17 +593,7 @@ fn foreign_origins_paths_and_malformed_requests_are_refused() {
 #[test]
 fn the_event_stream_sends_the_state() {
     let server = Server::start(&[]);
-    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).expect("connects");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
-    write!(
-        stream,
-        "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
-        server.port
-    )
-    .expect("sends");
-    let mut reader = BufReader::new(stream);
+    let mut reader = server.events(Duration::from_secs(10));
     let mut data = Vec::new();
     let mut line = String::new();
     while data.len() < 2 {
@@ -659,6 +684,8 @@ impl Browser {
             .as_str()
             .expect("a session id")
             .to_owned();
+        // Waits run in the page (see `wait_until`), up to a minute or two.
+        browser.command("POST", "/timeouts", Some(json!({"script": 300_000})));
         Some(browser)
     }
 
@@ -774,23 +801,36 @@ impl Browser {
         std::fs::write(path, png).expect("screenshot written");
     }
 
-    /// Waits until `script` returns true.
+    /// Waits until `script` returns true. The page checks it itself every
+    /// few milliseconds: a WebDriver round trip as often would take the
+    /// page's time that the test measures.
     fn wait_until(&self, script: &str, what: &str, timeout: Duration) {
-        let until = Instant::now() + timeout;
-        while self.script(script) != json!(true) {
-            if Instant::now() >= until {
-                let shot =
-                    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-failure.png");
-                self.screenshot(&shot);
-                let seen = self.script(
-                    "return [document.body.dataset.ply, document.getElementById('message').textContent, document.getElementById('status').textContent]",
-                );
-                panic!(
-                    "the page never showed {what} (it shows {seen}; {})",
-                    shot.display()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        let waiter = format!(
+            "const done = arguments[0]; const until = performance.now() + {};
+             const test = () => {{ {script} }};
+             const check = () => {{
+               let ok = false;
+               try {{ ok = test() === true; }} catch (e) {{}}
+               if (ok || performance.now() > until) done(ok); else setTimeout(check, 5);
+             }};
+             check();",
+            timeout.as_millis()
+        );
+        let shown = self.command(
+            "POST",
+            "/execute/async",
+            Some(json!({"script": waiter, "args": []})),
+        );
+        if shown != json!(true) {
+            let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-failure.png");
+            self.screenshot(&shot);
+            let seen = self.script(
+                "return [document.body.dataset.ply, document.getElementById('message').textContent, document.getElementById('status').textContent]",
+            );
+            panic!(
+                "the page never showed {what} (it shows {seen}; {})",
+                shot.display()
+            );
         }
     }
 }
@@ -863,6 +903,16 @@ fn clicks_for(game: &str, mv: &str) -> Vec<String> {
     }
 }
 
+/// The number of moves the engines played in a game's state.
+fn count_engine_moves(state: &Value) -> usize {
+    state["movers"]
+        .as_array()
+        .expect("movers")
+        .iter()
+        .filter(|&m| state["players"][usize::from(m != "x")]["kind"] == "engine")
+        .count()
+}
+
 /// Sets up a game with the page's own form and starts it.
 fn start_in_page(browser: &Browser, game: &str, options: &Value, mode: &str, movetime: u32) {
     let previous = browser.script("return document.body.dataset.id || ''");
@@ -919,6 +969,7 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         ("yote", json!({})),
         ("ctor", json!({"Secrets": true})),
     ];
+    let (mut engine_moves, mut before_reload) = (0, 0);
     for (game, options) in games {
         start_in_page(&browser, game, &options, "pe", 20);
         let mut moves_clicked = 0;
@@ -943,7 +994,9 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
                 break;
             }
             if game == "ataxx" && moves_clicked == 2 {
-                // A reload resumes the game where it is.
+                // A reload resumes the game where it is (and measures
+                // only the moves after it).
+                before_reload = count_engine_moves(&state);
                 browser.open(&format!("http://127.0.0.1:{}/", server.port));
                 browser.wait_until(
                     &format!("return document.body.dataset.ply === '{ply}' && document.querySelector('#board svg') !== null"),
@@ -963,23 +1016,16 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
             for selector in clicks_for(game, &mv) {
                 browser.click(&selector);
             }
-            let until = Instant::now() + Duration::from_secs(5);
-            while server.get("/api/state")["moves"]
-                .as_array()
-                .expect("moves")
-                .len()
-                == ply
-            {
-                assert!(
-                    Instant::now() < until,
-                    "{game}: clicking {mv} played nothing"
-                );
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            server.wait_for(
+                &format!("{game}: {mv} played by clicking"),
+                Duration::from_secs(5),
+                |state| state["moves"].as_array().is_some_and(|m| m.len() > ply),
+            );
             moves_clicked += 1;
             assert!(moves_clicked < 2_000, "{game}: no end");
         }
         let state = server.get("/api/state");
+        engine_moves += count_engine_moves(&state);
         let secrets = &state["secrets"];
         let square = |side: &str| secrets[side].as_str().unwrap_or_default().to_owned();
         let (winner, reason) =
@@ -1010,25 +1056,59 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         println!("{game}: {moves_clicked} moves clicked, {winner} ({reason})");
     }
 
-    // From the server's move to the board's next frame, for every engine
-    // move of the six games.
-    let latency = browser.script("return window.agonLatency.engine");
-    let latency: Vec<u64> = latency
+    let engine_moves = engine_moves - before_reload;
+    // From the server's reading of the engine's bestmove to the end of the
+    // frame that shows it, for every engine move of the six games (drawn
+    // alone or with the moves after it).
+    browser.wait_until(
+        &format!("return window.agonLatency.engine.length === {engine_moves}"),
+        &format!("the latency of all {engine_moves} engine moves"),
+        Duration::from_secs(5),
+    );
+    let steps = browser.script("return window.agonLatency.steps");
+    std::fs::write(shots.join("latency.json"), steps.to_string()).expect("written");
+    let steps = steps.as_array().expect("latencies");
+    let total = |s: &Value| s["total"].as_f64().expect("a total");
+    let mut sorted: Vec<f64> = browser
+        .script("return window.agonLatency.engine")
         .as_array()
         .expect("latencies")
         .iter()
-        .filter_map(Value::as_u64)
+        .filter_map(Value::as_f64)
         .collect();
-    let mut sorted = latency.clone();
-    sorted.sort_unstable();
+    sorted.sort_unstable_by(f64::total_cmp);
     assert!(!sorted.is_empty(), "no engine move measured");
     let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q) as usize];
+    let worst = steps
+        .iter()
+        .max_by(|a, b| total(a).total_cmp(&total(b)))
+        .expect("a move");
+    let parts = ["server", "wire", "parse", "draw", "wait", "paint"];
+    let describe = |s: &Value| -> String {
+        parts
+            .iter()
+            .map(|p| format!("{p} {:.1}", s[p].as_f64().unwrap_or(f64::NAN)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let medians: Value = parts
+        .iter()
+        .map(|p| {
+            let mut v: Vec<f64> = steps.iter().filter_map(|s| s[p].as_f64()).collect();
+            v.sort_unstable_by(f64::total_cmp);
+            (p.to_string(), json!(v[v.len() / 2]))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into();
     println!(
-        "engine move to board: median {} ms, 90th percentile {} ms, worst {} ms over {} moves",
+        "engine move to board: median {:.0} ms, 90th percentile {:.0} ms, worst {:.0} ms over {} moves ({} with their steps)\n  median steps (ms): {}\n  worst move's steps (ms): {}",
         at(0.5),
         at(0.9),
         at(1.0),
-        sorted.len()
+        engine_moves,
+        steps.len(),
+        describe(&medians),
+        describe(worst),
     );
 
     let clicks: Vec<f64> = browser

@@ -354,9 +354,10 @@ struct Inner<G: Game> {
     thinking: Option<Player>,
     /// Grows with every change the page sees.
     version: u64,
-    /// When the last move was played (ms since 1970), so that the page can
-    /// measure how long a move takes to reach the board.
-    moved_at_ms: u64,
+    /// When each move was made (ms since 1970): an engine's when its
+    /// `bestmove` was read, a person's when it reached the server; so that
+    /// the page can measure how long a move takes to reach the board.
+    moved_at_ms: Vec<f64>,
     engines: [Option<EngineSeat<G>>; 2],
     analysis: Analysis,
     /// The review of the finished game, once asked for.
@@ -438,11 +439,17 @@ fn parse_info(line: &str, mover: Player) -> Option<Value> {
     Some(info)
 }
 
-/// Milliseconds since 1970 (0 if the clock is before it).
-fn unix_ms() -> u64 {
+/// Milliseconds since 1970, to the microsecond (0 if the clock is before
+/// it): the page's clock, for its latency measurements.
+pub fn unix_ms() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
+        .map_or(0.0, |d| d.as_micros() as f64 / 1000.0)
+}
+
+/// [`unix_ms`] at the past moment `at`.
+fn unix_ms_at(at: Instant) -> f64 {
+    unix_ms() - at.elapsed().as_micros() as f64 / 1000.0
 }
 
 fn side_name(side: Player) -> &'static str {
@@ -539,7 +546,7 @@ impl<G: Game> Table<G> {
                 epoch: 0,
                 thinking: None,
                 version: 0,
-                moved_at_ms: unix_ms(),
+                moved_at_ms: Vec::new(),
                 engines,
                 analysis,
                 review: None,
@@ -618,6 +625,9 @@ impl<G: Game> Table<G> {
         inner.turn_started = Instant::now();
         self.changed(inner);
 
+        // When the answer was read from the engine: the start of its
+        // way to the page.
+        let mut answered_at = Instant::now();
         let answer = (|| -> Result<String, Forfeit> {
             if fresh {
                 competitor.new_game(seed, &told)?;
@@ -650,6 +660,7 @@ impl<G: Game> Table<G> {
                 wait,
             };
             let text = competitor.choose(&request)?;
+            answered_at = competitor.answered_at().unwrap_or_else(Instant::now);
             if let Some(time) = limit.time_control() {
                 let elapsed = started.elapsed().as_millis() as u64;
                 referee::check_time(time, &mut clocks, side, elapsed)?;
@@ -681,7 +692,7 @@ impl<G: Game> Table<G> {
                     inner.clocks = clocks;
                     // Checked above against this very position.
                     if let Ok(mv) = inner.state.position.parse_move(&text) {
-                        inner.push_move(mv, score);
+                        inner.push_move(mv, score, answered_at);
                     }
                 }
                 Err(why) => {
@@ -879,8 +890,8 @@ impl<G: Game> Inner<G> {
         }
     }
 
-    /// Plays a checked move and records it.
-    fn push_move(&mut self, mv: G::Move, score: Option<Value>) {
+    /// Plays a checked move, chosen at `at`, and records it.
+    fn push_move(&mut self, mv: G::Move, score: Option<Value>, at: Instant) {
         let mover = self.state.position.side_to_move();
         self.moves.push(self.state.position.move_to_string(mv));
         self.movers.push(mover);
@@ -888,7 +899,7 @@ impl<G: Game> Inner<G> {
         self.fens.push(self.state.position.fen());
         self.scores.push(score);
         self.turn_started = Instant::now();
-        self.moved_at_ms = unix_ms();
+        self.moved_at_ms.push(unix_ms_at(at));
         self.epoch += 1;
     }
 
@@ -916,6 +927,7 @@ impl<G: Game> Inner<G> {
         self.movers.truncate(plies);
         self.fens.truncate(plies);
         self.scores.truncate(plies);
+        self.moved_at_ms.truncate(plies);
         self.forfeit = None;
         self.review = None;
         self.turn_started = Instant::now();
@@ -1060,6 +1072,7 @@ impl<G: Game> Controller for Table<G> {
     }
 
     fn play(&self, text: &str, ply: Option<usize>) -> Result<(), String> {
+        let received = Instant::now();
         let mut inner = self.lock();
         if let Some((_, reason)) = inner.result() {
             return Err(format!("the game is over ({reason})"));
@@ -1097,7 +1110,7 @@ impl<G: Game> Controller for Table<G> {
                 return Err(format!("too late: {why}"));
             }
         }
-        inner.push_move(mv, None);
+        inner.push_move(mv, None, received);
         inner.analysis.until.store(true, Ordering::Relaxed);
         self.changed(inner);
         Ok(())
