@@ -439,8 +439,17 @@ fn engines_that_lie_or_crash_forfeit_and_modes_start_and_stop() {
     let until = Instant::now() + Duration::from_secs(20);
     loop {
         let state = server.get("/api/state");
-        if state["analysis"]["info"]["depth"].as_u64().unwrap_or(0) >= 3 {
-            assert!(state["analysis"]["info"]["pv"].is_array(), "{state}");
+        let info = &state["analysis"]["info"];
+        if info["depth"].as_u64().unwrap_or(0) >= 3 {
+            // The line's first moves come with who plays them (Ataxx: in
+            // turn, x first), for the board to draw.
+            let pv = info["pv"].as_array().expect("a line");
+            let sides = info["pv_sides"].as_array().expect("its sides");
+            assert_eq!(sides.len(), pv.len().min(4), "{info}");
+            assert!(sides.len() >= 2, "{info}");
+            for (i, side) in sides.iter().enumerate() {
+                assert_eq!(side, ["x", "o"][i % 2], "{info}");
+            }
             break;
         }
         assert!(Instant::now() < until, "no analysis: {state}");
@@ -1145,6 +1154,43 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
             .as_u64()
             .unwrap_or_default()
     };
+    // The engine's line on the board: its first moves numbered, in each
+    // side's colour.
+    browser.wait_until(
+        "const marks = [...document.querySelectorAll('#board [data-pv]')].map((m) => m.dataset.pv);
+         return ['1', '2', '3'].every((n) => marks.includes(n))
+           && document.querySelector('#board .pv-badge.pv-x') !== null
+           && document.querySelector('#board .pv-badge.pv-o') !== null",
+        "the line's first three moves on the board",
+        Duration::from_secs(30),
+    );
+    browser.element_screenshot("#board", &shots.join("analysis-board.png"));
+    // Every game draws the line's moves its own way (a solved position's
+    // line is its first move; CTOR's 'end' is counted, not drawn).
+    for (game, options, shown) in [
+        ("dots", json!({"Size": "3x3"}), 1),
+        ("nim", json!({"Heaps": "3/4/5"}), 1),
+        ("mutorere", json!({}), 1),
+        ("yote", json!({}), 3),
+        ("ctor", json!({}), 3),
+    ] {
+        start_in_page(&browser, game, &options, "an", 20);
+        browser.wait_until(
+            &format!(
+                "const marks = [...document.querySelectorAll('#board [data-pv]')].map((m) => m.dataset.pv);
+                 return marks.includes('1') && new Set(marks).size >= {shown}"
+            ),
+            &format!("{game}: the line's first {shown} moves on the board"),
+            Duration::from_secs(30),
+        );
+        browser.element_screenshot("#board", &shots.join(format!("analysis-{game}.png")));
+    }
+    start_in_page(&browser, "ataxx", &json!({}), "an", 20);
+    browser.wait_until(
+        "return Number(document.getElementById('analysis').dataset.updates || 0) >= 5",
+        "analysis updates",
+        Duration::from_secs(30),
+    );
     let (before, started) = (updates(), Instant::now());
     std::thread::sleep(Duration::from_secs(2));
     let rate = (updates() - before) as f64 / started.elapsed().as_secs_f64();

@@ -10,7 +10,7 @@
 
 use super::{EngineEntry, Notifier};
 use crate::engine::MAX_LISTED_MOVES;
-use crate::game::{Game, GameOptions, GameState, OptionKind, Outcome, Player};
+use crate::game::{Game, GameOptions, GameState, OptionKind, Outcome, Player, view_for};
 use crate::games::GameVisitor;
 use crate::search::time::GoParams;
 use crate::tools::matches::TimeControl;
@@ -439,6 +439,36 @@ fn parse_info(line: &str, mover: Player) -> Option<Value> {
     Some(info)
 }
 
+/// How many moves of an analysis line the page draws on the board.
+pub const LINE_DRAWN: usize = 4;
+
+/// Who plays each of the first [`LINE_DRAWN`] moves of an engine's line
+/// from `position` (in Dots and Boxes and CTOR a side may move several
+/// times in a row), as far as they are legal; in a game with hidden
+/// information, as `observer` sees the position, and never up to a move
+/// that would reveal what is hidden from them.
+fn line_sides<G: Game>(position: &G, line: &[&str], observer: Option<Player>) -> Vec<Player> {
+    let mut position = match observer {
+        Some(observer) => view_for(position, observer),
+        None => position.clone(),
+    };
+    let mut sides = Vec::new();
+    for text in line.iter().take(LINE_DRAWN) {
+        let Ok(mv) = position.parse_move(text) else {
+            break;
+        };
+        if position.outcome().is_some()
+            || !position.is_legal(mv)
+            || G::hidden().is_some_and(|h| observer.is_some() && h.reveals_hidden(&position, mv))
+        {
+            break;
+        }
+        sides.push(position.side_to_move());
+        position.play(mv);
+    }
+    sides
+}
+
 /// Milliseconds since 1970, to the microsecond (0 if the clock is before
 /// it): the page's clock, for its latency measurements.
 pub fn unix_ms() -> f64 {
@@ -796,6 +826,11 @@ impl<G: Game> Table<G> {
                     return;
                 }
                 info["ply"] = json!(ply);
+                if let Some(line) = info["pv"].as_array() {
+                    let line: Vec<&str> = line.iter().filter_map(Value::as_str).collect();
+                    let sides = line_sides(&inner.state.position, &line, inner.observer());
+                    info["pv_sides"] = json!(sides.into_iter().map(side_name).collect::<Vec<_>>());
+                }
                 // An `info string` alone keeps the last search report.
                 if info.get("depth").is_none()
                     && let Some(text) = info.get("string").cloned()
@@ -842,6 +877,17 @@ impl<G: Game> Inner<G> {
             outcome,
             self.state.end_reason().unwrap_or("rules").to_owned(),
         ))
+    }
+
+    /// The side whose view the page shows when only one side is a
+    /// person's (`None`: both sides' are, or neither's, and the page shows
+    /// everything).
+    fn observer(&self) -> Option<Player> {
+        match [Player::X, Player::O].map(|s| self.seat_is_person(s)) {
+            [true, false] => Some(Player::X),
+            [false, true] => Some(Player::O),
+            _ => None,
+        }
     }
 
     fn seat_is_person(&self, side: Player) -> bool {
@@ -1263,6 +1309,21 @@ mod tests {
         assert_eq!(review_mark(cp(0), mate(-7), Player::X), Some("??"));
         // Lost either way: no mark for a worse lost score.
         assert_eq!(review_mark(cp(-1500), cp(-1900), Player::X), None);
+    }
+
+    #[test]
+    fn an_analysis_line_is_drawn_with_who_plays_each_move() {
+        use crate::games::dots::Dots;
+        // 1×2 boxes; the left box has three sides: closing it moves again.
+        let options = Default::default();
+        let position = Dots::from_fen("1x2 1010100 0 0 x", &options).expect("a position");
+        let line = ["b1b2", "b1c1", "b2c2", "c1c2", "a1b1"];
+        let sides = line_sides(&position, &line, None);
+        assert_eq!(sides, [Player::X, Player::X, Player::O, Player::X]);
+        // An illegal move ends what is drawn.
+        let sides = line_sides(&position, &["b1b2", "b1b2", "b1c1"], None);
+        assert_eq!(sides, [Player::X]);
+        assert!(line_sides(&position, &["zz"], None).is_empty());
     }
 
     #[test]

@@ -96,13 +96,17 @@ export function draw(view) {
     svg.appendChild(el('text', { x: MARGIN + i * CELL + CELL / 2, y: size * CELL + 17, class: 'coord' }, [document.createTextNode(file(col))]));
     svg.appendChild(el('text', { x: 12, y: i * CELL + CELL / 2 + 5, class: 'coord' }, [document.createTextNode(String(size - row))]));
   }
-  if (view.hint && view.hint.length >= 2 && view.hint !== '0000') {
-    const to = centre(view.hint.slice(-2), size, view.flipped);
-    if (view.hint.length === 4) {
-      const from = centre(view.hint.slice(0, 2), size, view.flipped);
-      svg.appendChild(arrow(from[0], from[1], to[0], to[1], 6));
+  // The engine's line: jumps as arrows, clones as rings (passes are not
+  // drawn, but counted).
+  for (const step of view.pv) {
+    const m = step.move;
+    if (m.length < 2 || m === '0000') continue;
+    const to = centre(m.slice(-2), size, view.flipped);
+    if (m.length === 4) {
+      const from = centre(m.slice(0, 2), size, view.flipped);
+      svg.appendChild(arrow(from[0], from[1], to[0], to[1], 6, step));
     } else {
-      svg.appendChild(hintRing(to[0], to[1], CELL * 0.44));
+      svg.appendChild(hintRing(to[0], to[1], CELL * 0.44, step));
     }
   }
   return { svg };

@@ -231,11 +231,14 @@ function render() {
   const live = viewPly === null && !state.result;
   const fen = ply === 0 ? state.start : state.fens[ply - 1];
   const info = state.analysis && state.analysis.info;
-  const hint = live && info && info.ply === state.moves.length && info.pv && info.pv.length ? info.pv[0] : null;
+  // The first moves of the engine's line, with the side that plays each
+  // (the server replays them by the rules).
+  const sides = live && info && info.ply === state.moves.length && info.pv_sides ? info.pv_sides : [];
+  const pv = sides.map((side, n) => ({ move: info.pv[n], side, n }));
   const game = module();
   const view = {
     fen, start: state.start, moves: state.moves, movers: state.movers, ply,
-    legal: live ? state.legal : [], live, flipped, hint, lastMove: ply > 0 ? state.moves[ply - 1] : null,
+    legal: live ? state.legal : [], live, flipped, pv, lastMove: ply > 0 ? state.moves[ply - 1] : null,
     side: sideAt(ply), secrets: state.secrets, personSide: personSide(),
     showAllSecrets: !personSide() || !!state.result, options: state.options, t,
     play: (text) => {
@@ -250,7 +253,7 @@ function render() {
   // Redraw the board only when what it shows changed: analysis updates
   // arrive many times a second, and a board replaced between a person's
   // mouse-down and mouse-up would lose the click.
-  const key = JSON.stringify([state.id, fen, ply, view.legal, live, flipped, hint, state.secrets, lang, selectionEpoch]);
+  const key = JSON.stringify([state.id, fen, ply, view.legal, live, flipped, pv, state.secrets, lang, selectionEpoch]);
   if (key !== boardKey) {
     boardKey = key;
     const drawn = game.draw(view);
