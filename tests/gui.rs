@@ -199,6 +199,17 @@ fn rules_verdict(state: &Value, secrets: [String; 2]) -> Option<(String, String)
     visit_game(&game, Verdict { state, secrets }).expect("a game")
 }
 
+/// Whether the page's server plays `mv` for a person when it is their only
+/// legal move (a pass, CTOR's due substitution or a turn's end).
+fn is_played_for_person(variant: &Value, mv: &Value) -> bool {
+    let mv = mv.as_str().unwrap_or_default();
+    match variant["game"].as_str() {
+        Some("ataxx") => mv == "0000",
+        Some("ctor") => mv == "end" || mv.starts_with('s'),
+        _ => false,
+    }
+}
+
 /// The games played, with options that keep them short where they can.
 fn variants() -> Vec<Value> {
     vec![
@@ -227,11 +238,18 @@ fn every_game_is_played_to_its_end_by_persons_through_the_api() {
             assert_eq!(secrets["x"], "1,2,3,4,5", "x's own squares shown");
             assert!(secrets["o"].is_string(), "o's dealt squares shown to o");
         }
-        let mut plies = 0;
+        let mut chosen = 0;
+        let mut forced = 0;
         while state["result"].is_null() {
             let legal = state["legal"].as_array().expect("legal moves").clone();
             assert!(!legal.is_empty(), "moves while the game goes on: {state}");
-            if plies == 3 {
+            // A pass-like move the person has no choice about has been
+            // played for them, never left to click.
+            if legal.len() == 1 {
+                assert!(!is_played_for_person(&variant, &legal[0]), "{state}");
+            }
+            let plies = state["moves"].as_array().expect("moves").len();
+            if chosen == 3 {
                 // Refused: a move that is not legal, and one for an old
                 // position; the game is unchanged.
                 let (status, body) =
@@ -249,8 +267,13 @@ fn every_game_is_played_to_its_end_by_persons_through_the_api() {
             }
             let mv = &legal[rng.below(legal.len())];
             state = server.post("/api/move", json!({"move": mv, "ply": plies}));
-            plies += 1;
-            assert!(plies < 5_000, "{variant}: the game never ended");
+            chosen += 1;
+            let flags = state["forced"].as_array().expect("forced flags");
+            forced += flags[plies + 1..]
+                .iter()
+                .filter(|f| f == &&json!(true))
+                .count();
+            assert!(chosen < 5_000, "{variant}: the game never ended");
         }
         // A reload shows the same finished game.
         assert_eq!(server.get("/api/state"), state);
@@ -262,8 +285,76 @@ fn every_game_is_played_to_its_end_by_persons_through_the_api() {
         assert_eq!(status, 400, "no move after the end");
         let (status, pgn) = server.request("GET", "/api/pgn", "", "");
         assert_eq!(status, 200);
+        let plies = state["moves"].as_array().expect("moves").len();
+        assert_eq!(plies, chosen + forced, "{variant}: {state}");
         assert!(pgn.contains(&format!("[PlyCount \"{plies}\"]")), "{pgn}");
+        if variant["game"] == "ctor" {
+            assert!(
+                forced > 0,
+                "{variant}: a turn ends by itself once nothing else is left"
+            );
+        }
     }
+}
+
+#[test]
+fn moves_without_a_choice_are_played_for_the_person() {
+    let server = Server::start(&[]);
+    let moves = |state: &Value| state["moves"].clone();
+    // x's only piece is walled in: x passes at once, and again after o's
+    // move; taking back goes to before o's move (the pass would come back).
+    let walled = "7/7/7/7/ooo4/ooo4/xoo4 x 0 1";
+    let pass = json!({"NoMoveRule": "pass"});
+    let state = server.post(
+        "/api/new",
+        json!({"game": "ataxx", "fen": walled, "options": pass}),
+    );
+    assert_eq!(moves(&state), json!(["0000"]), "{state}");
+    assert_eq!(state["forced"], json!([true]));
+    assert_eq!(state["side"], "o");
+    let (status, _) = server.try_post("/api/takeback", json!({}));
+    assert_eq!(status, 400, "nothing chosen to take back");
+    let state = server.post("/api/move", json!({"move": "d4", "ply": 1}));
+    assert_eq!(moves(&state), json!(["0000", "d4", "0000"]), "{state}");
+    assert_eq!(state["forced"], json!([true, false, true]));
+    let state = server.post("/api/takeback", json!({}));
+    assert_eq!(moves(&state), json!(["0000"]));
+    // Against the engine: the pass, then the engine's move.
+    server.post(
+        "/api/new",
+        json!({"game": "ataxx", "fen": walled, "options": pass, "limit": {"kind": "depth", "depth": 2},
+               "players": [{"kind": "person"}, {"kind": "engine", "engine": "agon"}]}),
+    );
+    let state = server.wait_for("the engine's move", Duration::from_secs(20), |s| {
+        s["moves"].as_array().is_some_and(|m| m.len() >= 2)
+    });
+    assert_eq!(state["moves"][0], "0000");
+    assert_eq!(state["forced"][0], true);
+    assert_eq!(state["forced"][1], false);
+
+    // CTOR: a turn with nothing left but its end ends; o's chips on x's
+    // secret squares make x's substitutions due, and they are played.
+    let state = server.post(
+        "/api/new",
+        json!({"game": "ctor", "options": {"Secrets": true},
+               "secrets": {"x": "1,2,3,4,5", "o": "60,61,62,63,64"}}),
+    );
+    assert_eq!(moves(&state), json!([]));
+    let state = server.post("/api/move", json!({"move": "10"}));
+    assert_eq!(moves(&state), json!(["10", "end"]), "{state}");
+    assert_eq!(state["forced"], json!([false, true]));
+    server.post("/api/move", json!({"move": "1"}));
+    let state = server.post("/api/move", json!({"move": "2"}));
+    let played: Vec<&str> = state["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(played[..6], ["10", "end", "1", "2", "end", "s1"], "{state}");
+    assert_eq!(state["forced"][5], true, "{state}");
+    assert!(played.contains(&"s2"), "{state}");
+    assert_eq!(state["side"], "x");
 }
 
 #[test]
@@ -1132,6 +1223,23 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         "person's click to their move drawn: worst {worst_click:.0} ms over {} moves",
         clicks.len()
     );
+
+    // A pass the person has no choice about is played without a click and
+    // said so: x's only piece is walled in, set up through the page.
+    start_in_page(&browser, "ataxx", &json!({"NoMoveRule": "pass"}), "pp", 20);
+    browser.script(
+        "document.getElementById('fen').value = '7/7/7/7/ooo4/ooo4/xoo4 x 0 1'; return true",
+    );
+    browser.click("#set");
+    browser.wait_until(
+        "const item = document.querySelector('#moves li.forced');
+         return document.body.dataset.ply === '1' && item !== null && item.textContent.includes('0000')
+           && document.getElementById('summary').textContent.includes('x 0000: played automatically')
+           && document.querySelector('#special button') === null",
+        "the pass played for the person",
+        Duration::from_secs(10),
+    );
+    browser.element_screenshot("#play", &shots.join("forced-pass.png"));
 
     // An engine against itself, watched to the end.
     start_in_page(&browser, "mutorere", &json!({}), "ee", 10);

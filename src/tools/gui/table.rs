@@ -341,6 +341,8 @@ struct Inner<G: Game> {
     movers: Vec<Player>,
     /// Position string after each move.
     fens: Vec<String>,
+    /// Whether each move was played for a person (see [`played_for_person`]).
+    forced: Vec<bool>,
     /// The engine's score of each move, from `x`'s point of view.
     scores: Vec<Option<Value>>,
     clocks: [u64; 2],
@@ -437,6 +439,19 @@ fn parse_info(line: &str, mover: Player) -> Option<Value> {
         }
     }
     Some(info)
+}
+
+/// Whether `text`, a person's only legal move in game `game`, is played
+/// for them at once: a move without a choice in it and with nothing to
+/// click on the board (Ataxx's pass, CTOR's due substitution, CTOR's `end`
+/// once nothing else is left). An only move on the board is still the
+/// person's to make.
+fn played_for_person(game: &str, text: &str) -> bool {
+    match game {
+        "ataxx" => text == "0000",
+        "ctor" => text == "end" || text.starts_with('s'),
+        _ => false,
+    }
 }
 
 /// How many moves of an analysis line the page draws on the board.
@@ -556,7 +571,7 @@ impl<G: Game> Table<G> {
             choice: request.analysis.clone(),
             ..Analysis::default()
         };
-        Ok(Table {
+        let table = Table {
             inner: Mutex::new(Inner {
                 id: request.id,
                 request,
@@ -569,6 +584,7 @@ impl<G: Game> Table<G> {
                 moves: Vec::new(),
                 movers: Vec::new(),
                 fens: Vec::new(),
+                forced: Vec::new(),
                 scores: Vec::new(),
                 clocks,
                 turn_started: Instant::now(),
@@ -584,7 +600,9 @@ impl<G: Game> Table<G> {
             }),
             wake: Condvar::new(),
             notifier,
-        })
+        };
+        table.lock().play_forced();
+        Ok(table)
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner<G>> {
@@ -723,6 +741,7 @@ impl<G: Game> Table<G> {
                     // Checked above against this very position.
                     if let Ok(mv) = inner.state.position.parse_move(&text) {
                         inner.push_move(mv, score, answered_at);
+                        inner.play_forced();
                     }
                 }
                 Err(why) => {
@@ -936,6 +955,56 @@ impl<G: Game> Inner<G> {
         }
     }
 
+    /// Plays a person's checked move, made at `at`, on their clock when
+    /// persons are timed: a move made too late loses instead.
+    fn person_move(&mut self, mv: G::Move, at: Instant) -> Result<(), String> {
+        let side = self.state.position.side_to_move();
+        if self.request.limit.times_persons()
+            && let Some(time) = self.request.limit.time_control()
+        {
+            let elapsed = self.turn_started.elapsed().as_millis() as u64;
+            let mut clocks = self.clocks;
+            let timed = referee::check_time(time, &mut clocks, side, elapsed);
+            self.clocks = clocks;
+            if let Err(why) = timed {
+                self.forfeit = Some(referee::forfeit(side, &why));
+                self.epoch += 1;
+                return Err(format!("too late: {why}"));
+            }
+        }
+        self.push_move(mv, None, at);
+        self.analysis.until.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Plays every move the rules leave a person no choice about (see
+    /// [`played_for_person`]), marked as such in the record.
+    fn play_forced(&mut self) {
+        // Each is a pass or part of a turn; a game of passes only ends.
+        for _ in 0..1_000 {
+            if self.result().is_some() || !self.seat_is_person(self.state.position.side_to_move()) {
+                return;
+            }
+            let position = &self.state.position;
+            if position.count_moves() != 1 {
+                return;
+            }
+            let moves = self.state.legal_moves();
+            let [mv] = moves[..] else {
+                return;
+            };
+            if !played_for_person(G::NAME, &position.move_to_string(mv)) {
+                return;
+            }
+            if self.person_move(mv, Instant::now()).is_err() {
+                return;
+            }
+            if let Some(last) = self.forced.last_mut() {
+                *last = true;
+            }
+        }
+    }
+
     /// Plays a checked move, chosen at `at`, and records it.
     fn push_move(&mut self, mv: G::Move, score: Option<Value>, at: Instant) {
         let mover = self.state.position.side_to_move();
@@ -943,6 +1012,7 @@ impl<G: Game> Inner<G> {
         self.movers.push(mover);
         self.state.play(mv);
         self.fens.push(self.state.position.fen());
+        self.forced.push(false);
         self.scores.push(score);
         self.turn_started = Instant::now();
         self.moved_at_ms.push(unix_ms_at(at));
@@ -972,6 +1042,7 @@ impl<G: Game> Inner<G> {
         self.moves.truncate(plies);
         self.movers.truncate(plies);
         self.fens.truncate(plies);
+        self.forced.truncate(plies);
         self.scores.truncate(plies);
         self.moved_at_ms.truncate(plies);
         self.forfeit = None;
@@ -1050,6 +1121,7 @@ impl<G: Game> Inner<G> {
             "moves": self.moves,
             "movers": self.movers.iter().map(|&m| side_name(m)).collect::<Vec<_>>(),
             "fens": self.fens,
+            "forced": self.forced,
             "scores": self.scores,
             "fen": position.fen(),
             "side": side_name(side),
@@ -1142,24 +1214,12 @@ impl<G: Game> Controller for Table<G> {
         if !position.is_legal(mv) {
             return Err(format!("move '{}' is illegal here", text.trim()));
         }
-        if inner.request.limit.times_persons()
-            && let Some(time) = inner.request.limit.time_control()
-        {
-            let elapsed = inner.turn_started.elapsed().as_millis() as u64;
-            let mut clocks = inner.clocks;
-            let timed = referee::check_time(time, &mut clocks, side, elapsed);
-            inner.clocks = clocks;
-            if let Err(why) = timed {
-                inner.forfeit = Some(referee::forfeit(side, &why));
-                inner.epoch += 1;
-                self.changed(inner);
-                return Err(format!("too late: {why}"));
-            }
+        let played = inner.person_move(mv, received);
+        if played.is_ok() {
+            inner.play_forced();
         }
-        inner.push_move(mv, None, received);
-        inner.analysis.until.store(true, Ordering::Relaxed);
         self.changed(inner);
-        Ok(())
+        played
     }
 
     fn take_back(&self) -> Result<(), String> {
@@ -1174,7 +1234,12 @@ impl<G: Game> Controller for Table<G> {
         if any_person {
             // Back to before the last person's move, so that a person
             // playing an engine gets their own turn back.
-            match inner.movers.iter().rposition(|&m| inner.seat_is_person(m)) {
+            // Moves played for the person are taken back with the move
+            // before (they would be played again at once).
+            let chosen = (0..inner.moves.len())
+                .rev()
+                .find(|&i| inner.seat_is_person(inner.movers[i]) && !inner.forced[i]);
+            match chosen {
                 Some(last) => plies = last,
                 None => return Err("no move of a person to take back".into()),
             }

@@ -279,7 +279,8 @@ function render() {
   measure(wallNow());
   if (document.activeElement !== $('fen')) $('fen').value = fen;
   $('pgn').classList.toggle('disabled', !state.result);
-  $('takeback').disabled = state.moves.length === 0;
+  // Moves played for a person are taken back with the move before them.
+  $('takeback').disabled = !state.forced.includes(false);
   $('resign').disabled = !!state.result || !state.players.some((p) => p.kind === 'person');
   $('rules').textContent = RULES[state.game][lang];
   $('analyse').textContent = state.analysis ? t('stopAnalysis') : t('startAnalysis');
@@ -313,6 +314,11 @@ function renderSummary(game, fen, ply) {
     if (ply > 0 && state.movers[ply - 1] === side && state.game === 'dots') line = `${side} ${t('again')}`;
     parts.push(line);
   }
+  // A move played for the person (a pass, a due substitution, a turn's
+  // end) is said where they look, not only in the move list.
+  const forced = [];
+  for (let i = ply - 1; i >= 0 && state.forced[i]; i--) forced.unshift(`${state.movers[i]} ${state.moves[i]}`);
+  if (forced.length) parts.push(`${forced.join(', ')}: ${t('forcedNote')}`);
   if (viewPly !== null) parts.push(`${t('view')} ${ply}/${state.moves.length} — ${t('live')}: →/End`);
   $('summary').textContent = parts.join(' — ');
 }
@@ -354,15 +360,25 @@ function renderMoves(ply) {
   }
   // Keep the items that still show the same move.
   let keep = 0;
-  while (keep < listed.items.length && keep < state.moves.length && listed.items[keep].dataset.text === `${state.movers[keep]} ${state.moves[keep]}`) keep++;
+  const text = (i) => `${state.movers[i]} ${state.moves[i]}${state.forced[i] ? ' *' : ''}`;
+  while (keep < listed.items.length && keep < state.moves.length && listed.items[keep].dataset.text === text(keep)) keep++;
   for (const item of listed.items.splice(keep)) item.remove();
   for (let i = keep; i < state.moves.length; i++) {
     const item = document.createElement('li');
-    item.dataset.text = `${state.movers[i]} ${state.moves[i]}`;
+    item.dataset.text = text(i);
     const number = document.createElement('span');
     number.className = 'n';
     number.textContent = `${i + 1}.`;
-    item.append(number, ` ${item.dataset.text}`);
+    item.append(number, ` ${state.movers[i]} ${state.moves[i]}`);
+    if (state.forced[i]) {
+      // Played by the server: the rules left no choice.
+      item.classList.add('forced');
+      item.title = t('forcedNote');
+      const tag = document.createElement('span');
+      tag.className = 'forced-tag';
+      tag.textContent = ` (${t('forced')})`;
+      item.appendChild(tag);
+    }
     const score = state.scores[i];
     if (score) item.title = formatScore(score);
     const mark = marks[i];
