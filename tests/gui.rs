@@ -1241,6 +1241,49 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
     );
     browser.element_screenshot("#play", &shots.join("forced-pass.png"));
 
+    // The set-up's board editor: blockers toggled by clicks, a piece
+    // placed, the side to move chosen; the server sets the position up.
+    start_in_page(&browser, "ataxx", &json!({"Rules": "standard"}), "pp", 20);
+    browser.click("#edit");
+    for (tool, squares) in [("-", &["c3", "e5", "b6", "b6"][..]), ("x", &["d4"])] {
+        browser.click(&format!("#editor [data-tool=\"{tool}\"]"));
+        for square in squares {
+            browser.click(&format!("#editor [data-edit-sq=\"{square}\"]"));
+        }
+    }
+    browser.script(
+        "const s = document.getElementById('editor-side'); s.value = 'o'; s.dispatchEvent(new Event('change')); return true",
+    );
+    browser.element_screenshot("#position-box", &shots.join("editor.png"));
+    let edited = "x5o/7/4-2/3x3/2-4/7/o5x o 0 1";
+    assert_eq!(
+        browser.script("return document.getElementById('fen').value"),
+        json!(edited),
+        "the editor's position string"
+    );
+    let previous = server.get("/api/state")["id"].clone();
+    browser.click("#set");
+    let state = server.wait_for("the edited position", Duration::from_secs(10), |s| {
+        s["id"] != previous
+    });
+    assert_eq!(state["start"], edited, "{state}");
+    assert_eq!(state["side"], "o");
+    assert!(
+        !state["legal"].as_array().expect("legal").iter().any(|m| m
+            .as_str()
+            .is_some_and(|m| m.ends_with("c3") || m.ends_with("e5"))),
+        "nothing moves onto a blocker: {state}"
+    );
+    browser.wait_until(
+        &format!(
+            "return document.getElementById('editor').hidden && document.getElementById('fen').value === '{edited}'
+               && document.querySelectorAll('#board .square.blocked').length === 2"
+        ),
+        "the edited position on the board",
+        Duration::from_secs(10),
+    );
+    browser.element_screenshot("#play", &shots.join("edited.png"));
+
     // An engine against itself, watched to the end.
     start_in_page(&browser, "mutorere", &json!({}), "ee", 10);
     browser.wait_until(

@@ -21,6 +21,7 @@ export const STRINGS = {
     review: 'Review the game', reviewMs: 'ms per position', reviewed: 'positions valued',
     marks: '?! inaccuracy · ? mistake · ?? blunder', by: 'by', exact: 'exact value', pass: 'pass', endTurn: 'end the turn',
     forced: 'forced', forcedNote: 'played automatically, the only legal move',
+    editBoard: 'Edit the board', closeEditor: 'Close the editor', blocker: 'blocker', emptySquare: 'empty',
   },
   fr: {
     title: 'Plateau Agon', game: 'Jeu', mode: 'Mode', newGame: 'Nouvelle partie', takeBack: 'Reprendre',
@@ -42,6 +43,7 @@ export const STRINGS = {
     review: 'Analyser la partie', reviewMs: 'ms par position', reviewed: 'positions évaluées',
     marks: '?! imprécision · ? erreur · ?? gaffe', by: 'de', exact: 'valeur exacte', pass: 'passer', endTurn: 'finir le tour',
     forced: 'forcé', forcedNote: 'joué automatiquement, seul coup légal',
+    editBoard: 'Modifier le plateau', closeEditor: 'Fermer l’éditeur', blocker: 'case bloquée', emptySquare: 'vide',
   },
 };
 

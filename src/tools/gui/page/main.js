@@ -277,7 +277,16 @@ function render() {
   renderGraph(ply);
   renderAnalysis();
   measure(wallNow());
-  if (document.activeElement !== $('fen')) $('fen').value = fen;
+  // The board editor of the set-up, for the games that have one.
+  if (!game.editor && !$('editor').hidden) {
+    $('editor').hidden = true;
+    $('editor').replaceChildren();
+  }
+  $('edit').hidden = !game.editor;
+  $('edit').textContent = t($('editor').hidden ? 'editBoard' : 'closeEditor');
+  // The position string follows the board, unless the person is editing
+  // it (by hand or with the board editor).
+  if (document.activeElement !== $('fen') && $('editor').hidden) $('fen').value = fen;
   $('pgn').classList.toggle('disabled', !state.result);
   // Moves played for a person are taken back with the move before them.
   $('takeback').disabled = !state.forced.includes(false);
@@ -597,6 +606,26 @@ function newGameRequest(fen) {
   return request;
 }
 
+/** Opens the set-up's board editor on the position shown, or closes it. */
+function toggleEditor() {
+  if (!$('editor').hidden) {
+    closeEditor();
+    return;
+  }
+  const game = module();
+  if (!game.editor) return;
+  $('editor').replaceChildren(game.editor($('fen').value, (fen) => { $('fen').value = fen; }, t));
+  $('editor').hidden = false;
+  render();
+}
+
+function closeEditor() {
+  if ($('editor').hidden) return;
+  $('editor').hidden = true;
+  $('editor').replaceChildren();
+  render();
+}
+
 function walk(delta) {
   if (!state) return;
   const current = viewPly === null ? state.moves.length : viewPly;
@@ -640,13 +669,17 @@ async function init() {
       $('fen').select();
     }
   });
+  $('edit').addEventListener('click', toggleEditor);
   $('set').addEventListener('click', () => {
     // The position string is the current game's, so are the options.
     if (state && $('game').value !== state.game) {
       $('game').value = state.game;
       updateOptions();
     }
-    post('/api/new', newGameRequest($('fen').value));
+    post('/api/new', newGameRequest($('fen').value)).then((next) => {
+      // Set up: the board shows it now. Refused: the editor stays open.
+      if (next) closeEditor();
+    });
   });
   $('analyse').addEventListener('click', () => {
     post('/api/analysis', { engine: state && state.analysis ? null : engineChoice('engine-a') });
