@@ -66,9 +66,10 @@ async function post(path, body) {
   }
 }
 
-/** The wall clock, to the fraction of a millisecond (the server stamps
- * moves with the same clock). */
-const wallNow = () => performance.timeOrigin + performance.now();
+/** The wall clock, which the server stamps moves with (to the
+ * millisecond: the page's finer clock, performance.now(), runs from its
+ * own origin and drifts from the wall clock by milliseconds). */
+const wallNow = () => Date.now();
 
 let drewThisFrame = false; // a move was drawn since the last frame began
 let unmeasured = []; // moves received, not yet drawn: their way so far
