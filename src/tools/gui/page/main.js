@@ -327,7 +327,10 @@ function renderSummary(game, fen, ply) {
   // A move played for the person (a pass, a due substitution, a turn's
   // end) is said where they look, not only in the move list.
   const forced = [];
-  for (let i = ply - 1; i >= 0 && state.forced[i]; i--) forced.unshift(`${state.movers[i]} ${state.moves[i]}`);
+  const person = (i) => state.players[state.movers[i] === 'x' ? 0 : 1].kind === 'person';
+  for (let i = ply - 1; i >= 0 && (state.forced[i] || !person(i)); i--) {
+    if (state.forced[i]) forced.unshift(`${state.movers[i]} ${state.moves[i]}`);
+  }
   if (forced.length) parts.push(`${forced.join(', ')}: ${t('forcedNote')}`);
   if (viewPly !== null) parts.push(`${t('view')} ${ply}/${state.moves.length} — ${t('live')}: →/End`);
   $('summary').textContent = parts.join(' — ');
@@ -469,7 +472,7 @@ function renderAnalysis() {
     [t('score'), formatScore(info.score)],
     [t('nodes'), info.nodes ?? ''],
     [t('nps'), info.nps ?? ''],
-    [t('pv'), (info.pv || []).join(' ')],
+    [t('pv'), lineText(info)],
   ];
   const solved = /solved: (win|loss|draw)(?:.*final margin (-?\d+))?/.exec(info.string || '');
   if (solved) {
@@ -491,11 +494,33 @@ function renderAnalysis() {
     const key = document.createElement('span');
     key.textContent = k;
     const value = document.createElement('span');
-    value.textContent = String(v);
+    if (v instanceof Node) value.appendChild(v);
+    else value.textContent = String(v);
     row.append(key, value);
     return row;
   }));
   box.dataset.updates = String(a.updates);
+}
+
+/** The engine's line as text, its moves drawn on the board numbered and
+ * coloured as there. */
+function lineText(info) {
+  const line = document.createDocumentFragment();
+  const sides = info.ply === state.moves.length ? info.pv_sides || [] : [];
+  (info.pv || []).forEach((move, n) => {
+    if (n > 0) line.append(' ');
+    if (n >= sides.length) {
+      line.append(move);
+      return;
+    }
+    const item = document.createElement('span');
+    item.className = `pv-text pv-text-${sides[n]}`;
+    const number = document.createElement('sup');
+    number.textContent = String(n + 1);
+    item.append(number, move);
+    line.append(item);
+  });
+  return line;
 }
 
 function applyLanguage() {
