@@ -20,6 +20,7 @@ let viewPly = null; // null: the live position
 let flipped = false;
 let drawPending = false; // a drawing is scheduled for the next frame
 let drawnState = null; // the state last drawn
+let shownFen = null; // the position last written in the position string
 let clickedAt = null; // when the person's last move was clicked
 let boardKey = null; // what the board was last drawn from
 let selectionEpoch = 0; // grows when a game module's selection changes
@@ -93,6 +94,7 @@ function accept(next, arrived = null) {
   receivedAt = performance.now();
   if (newGame) {
     viewPly = null;
+    shownFen = null;
     // A game started elsewhere (another tab, the API): the form follows.
     if (config && $('game').value !== state.game) {
       $('game').value = state.game;
@@ -285,9 +287,13 @@ function render() {
   }
   $('edit').hidden = !game.editor;
   $('edit').textContent = t($('editor').hidden ? 'editBoard' : 'closeEditor');
-  // The position string follows the board, unless the person is editing
-  // it (by hand or with the board editor).
-  if (document.activeElement !== $('fen') && $('editor').hidden) $('fen').value = fen;
+  // The position string follows the board when its position changes,
+  // unless the person is editing it (by hand or with the board editor);
+  // what they typed stays until then.
+  if (fen !== shownFen && document.activeElement !== $('fen') && $('editor').hidden) {
+    $('fen').value = fen;
+    shownFen = fen;
+  }
   $('pgn').classList.toggle('disabled', !state.result);
   // Moves played for a person are taken back with the move before them.
   $('takeback').disabled = !state.forced.includes(false);
@@ -649,6 +655,7 @@ function closeEditor() {
   if ($('editor').hidden) return;
   $('editor').hidden = true;
   $('editor').replaceChildren();
+  shownFen = null; // the position string shows the board again
   render();
 }
 
