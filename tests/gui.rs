@@ -1323,7 +1323,7 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         ("nim", json!({"Heaps": "3/4/5"}), 1),
         ("mutorere", json!({}), 1),
         ("yote", json!({}), 3),
-        ("ctor", json!({}), 3),
+        ("ctor", json!({}), 2),
     ] {
         start_in_page(&browser, game, &options, "an", 20);
         browser.wait_until(
