@@ -86,16 +86,51 @@ impl Server {
 
     /// Waits until a person is to move or the game is over.
     fn wait_for_person(&self, deadline: Duration) -> Value {
-        let until = Instant::now() + deadline;
-        loop {
-            let state = self.get("/api/state");
+        self.wait_for("a person to move", deadline, |state| {
             let side = if state["side"] == "x" { 0 } else { 1 };
             let person = state["players"][side]["kind"] == "person";
-            if !state["result"].is_null() || (person && state["thinking"].is_null()) {
-                return state;
+            !state["result"].is_null() || (person && state["thinking"].is_null())
+        })
+    }
+
+    /// Opens the event stream (its lines are read with this timeout).
+    fn events(&self, timeout: Duration) -> BufReader<TcpStream> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connects");
+        stream.set_read_timeout(Some(timeout)).expect("timeout");
+        write!(
+            stream,
+            "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            self.port
+        )
+        .expect("sends");
+        BufReader::new(stream)
+    }
+
+    /// Follows the event stream until a state satisfies `done`, and
+    /// returns it (as `/api/state` gives it). Polling instead would take
+    /// time from the server and the page that the tests measure.
+    fn wait_for(&self, what: &str, deadline: Duration, done: impl Fn(&Value) -> bool) -> Value {
+        let until = Instant::now() + deadline;
+        let mut reader = self.events(deadline);
+        let mut line = String::new();
+        let mut last = Value::Null;
+        loop {
+            line.clear();
+            let read = reader.read_line(&mut line);
+            assert!(
+                matches!(read, Ok(n) if n > 0) && Instant::now() < until,
+                "never {what}: {last}"
+            );
+            if let Some(json) = line.strip_prefix("data: ") {
+                let mut state: Value = serde_json::from_str(json).expect("JSON event");
+                if let Some(fields) = state.as_object_mut() {
+                    fields.remove("sent_at_ms");
+                }
+                if done(&state) {
+                    return state;
+                }
+                last = state;
             }
-            assert!(Instant::now() < until, "the engine did not move: {state}");
-            std::thread::sleep(Duration::from_millis(5));
         }
     }
 }
@@ -164,6 +199,17 @@ fn rules_verdict(state: &Value, secrets: [String; 2]) -> Option<(String, String)
     visit_game(&game, Verdict { state, secrets }).expect("a game")
 }
 
+/// Whether the page's server plays `mv` for a person when it is their only
+/// legal move (a pass, CTOR's due substitution or a turn's end).
+fn is_played_for_person(variant: &Value, mv: &Value) -> bool {
+    let mv = mv.as_str().unwrap_or_default();
+    match variant["game"].as_str() {
+        Some("ataxx") => mv == "0000",
+        Some("ctor") => mv == "end" || mv.starts_with('s'),
+        _ => false,
+    }
+}
+
 /// The games played, with options that keep them short where they can.
 fn variants() -> Vec<Value> {
     vec![
@@ -192,11 +238,18 @@ fn every_game_is_played_to_its_end_by_persons_through_the_api() {
             assert_eq!(secrets["x"], "1,2,3,4,5", "x's own squares shown");
             assert!(secrets["o"].is_string(), "o's dealt squares shown to o");
         }
-        let mut plies = 0;
+        let mut chosen = 0;
+        let mut forced = 0;
         while state["result"].is_null() {
             let legal = state["legal"].as_array().expect("legal moves").clone();
             assert!(!legal.is_empty(), "moves while the game goes on: {state}");
-            if plies == 3 {
+            // A pass-like move the person has no choice about has been
+            // played for them, never left to click.
+            if legal.len() == 1 {
+                assert!(!is_played_for_person(&variant, &legal[0]), "{state}");
+            }
+            let plies = state["moves"].as_array().expect("moves").len();
+            if chosen == 3 {
                 // Refused: a move that is not legal, and one for an old
                 // position; the game is unchanged.
                 let (status, body) =
@@ -214,8 +267,13 @@ fn every_game_is_played_to_its_end_by_persons_through_the_api() {
             }
             let mv = &legal[rng.below(legal.len())];
             state = server.post("/api/move", json!({"move": mv, "ply": plies}));
-            plies += 1;
-            assert!(plies < 5_000, "{variant}: the game never ended");
+            chosen += 1;
+            let flags = state["forced"].as_array().expect("forced flags");
+            forced += flags[plies + 1..]
+                .iter()
+                .filter(|f| f == &&json!(true))
+                .count();
+            assert!(chosen < 5_000, "{variant}: the game never ended");
         }
         // A reload shows the same finished game.
         assert_eq!(server.get("/api/state"), state);
@@ -227,8 +285,76 @@ fn every_game_is_played_to_its_end_by_persons_through_the_api() {
         assert_eq!(status, 400, "no move after the end");
         let (status, pgn) = server.request("GET", "/api/pgn", "", "");
         assert_eq!(status, 200);
+        let plies = state["moves"].as_array().expect("moves").len();
+        assert_eq!(plies, chosen + forced, "{variant}: {state}");
         assert!(pgn.contains(&format!("[PlyCount \"{plies}\"]")), "{pgn}");
+        if variant["game"] == "ctor" {
+            assert!(
+                forced > 0,
+                "{variant}: a turn ends by itself once nothing else is left"
+            );
+        }
     }
+}
+
+#[test]
+fn moves_without_a_choice_are_played_for_the_person() {
+    let server = Server::start(&[]);
+    let moves = |state: &Value| state["moves"].clone();
+    // x's only piece is walled in: x passes at once, and again after o's
+    // move; taking back goes to before o's move (the pass would come back).
+    let walled = "7/7/7/7/ooo4/ooo4/xoo4 x 0 1";
+    let pass = json!({"NoMoveRule": "pass"});
+    let state = server.post(
+        "/api/new",
+        json!({"game": "ataxx", "fen": walled, "options": pass}),
+    );
+    assert_eq!(moves(&state), json!(["0000"]), "{state}");
+    assert_eq!(state["forced"], json!([true]));
+    assert_eq!(state["side"], "o");
+    let (status, _) = server.try_post("/api/takeback", json!({}));
+    assert_eq!(status, 400, "nothing chosen to take back");
+    let state = server.post("/api/move", json!({"move": "d4", "ply": 1}));
+    assert_eq!(moves(&state), json!(["0000", "d4", "0000"]), "{state}");
+    assert_eq!(state["forced"], json!([true, false, true]));
+    let state = server.post("/api/takeback", json!({}));
+    assert_eq!(moves(&state), json!(["0000"]));
+    // Against the engine: the pass, then the engine's move.
+    server.post(
+        "/api/new",
+        json!({"game": "ataxx", "fen": walled, "options": pass, "limit": {"kind": "depth", "depth": 2},
+               "players": [{"kind": "person"}, {"kind": "engine", "engine": "agon"}]}),
+    );
+    let state = server.wait_for("the engine's move", Duration::from_secs(20), |s| {
+        s["moves"].as_array().is_some_and(|m| m.len() >= 2)
+    });
+    assert_eq!(state["moves"][0], "0000");
+    assert_eq!(state["forced"][0], true);
+    assert_eq!(state["forced"][1], false);
+
+    // CTOR: a turn with nothing left but its end ends; o's chips on x's
+    // secret squares make x's substitutions due, and they are played.
+    let state = server.post(
+        "/api/new",
+        json!({"game": "ctor", "options": {"Secrets": true},
+               "secrets": {"x": "1,2,3,4,5", "o": "60,61,62,63,64"}}),
+    );
+    assert_eq!(moves(&state), json!([]));
+    let state = server.post("/api/move", json!({"move": "10"}));
+    assert_eq!(moves(&state), json!(["10", "end"]), "{state}");
+    assert_eq!(state["forced"], json!([false, true]));
+    server.post("/api/move", json!({"move": "1"}));
+    let state = server.post("/api/move", json!({"move": "2"}));
+    let played: Vec<&str> = state["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(played[..6], ["10", "end", "1", "2", "end", "s1"], "{state}");
+    assert_eq!(state["forced"][5], true, "{state}");
+    assert!(played.contains(&"s2"), "{state}");
+    assert_eq!(state["side"], "x");
 }
 
 #[test]
@@ -404,8 +530,17 @@ fn engines_that_lie_or_crash_forfeit_and_modes_start_and_stop() {
     let until = Instant::now() + Duration::from_secs(20);
     loop {
         let state = server.get("/api/state");
-        if state["analysis"]["info"]["depth"].as_u64().unwrap_or(0) >= 3 {
-            assert!(state["analysis"]["info"]["pv"].is_array(), "{state}");
+        let info = &state["analysis"]["info"];
+        if info["depth"].as_u64().unwrap_or(0) >= 3 {
+            // The line's first moves come with who plays them (Ataxx: in
+            // turn, x first), for the board to draw.
+            let pv = info["pv"].as_array().expect("a line");
+            let sides = info["pv_sides"].as_array().expect("its sides");
+            assert_eq!(sides.len(), pv.len().min(4), "{info}");
+            assert!(sides.len() >= 2, "{info}");
+            for (i, side) in sides.iter().enumerate() {
+                assert_eq!(side, ["x", "o"][i % 2], "{info}");
+            }
             break;
         }
         assert!(Instant::now() < until, "no analysis: {state}");
@@ -558,17 +693,7 @@ fn foreign_origins_paths_and_malformed_requests_are_refused() {
 #[test]
 fn the_event_stream_sends_the_state() {
     let server = Server::start(&[]);
-    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).expect("connects");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
-    write!(
-        stream,
-        "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
-        server.port
-    )
-    .expect("sends");
-    let mut reader = BufReader::new(stream);
+    let mut reader = server.events(Duration::from_secs(10));
     let mut data = Vec::new();
     let mut line = String::new();
     while data.len() < 2 {
@@ -659,6 +784,8 @@ impl Browser {
             .as_str()
             .expect("a session id")
             .to_owned();
+        // Waits run in the page (see `wait_until`), up to a minute or two.
+        browser.command("POST", "/timeouts", Some(json!({"script": 300_000})));
         Some(browser)
     }
 
@@ -774,23 +901,36 @@ impl Browser {
         std::fs::write(path, png).expect("screenshot written");
     }
 
-    /// Waits until `script` returns true.
+    /// Waits until `script` returns true. The page checks it itself every
+    /// few milliseconds: a WebDriver round trip as often would take the
+    /// page's time that the test measures.
     fn wait_until(&self, script: &str, what: &str, timeout: Duration) {
-        let until = Instant::now() + timeout;
-        while self.script(script) != json!(true) {
-            if Instant::now() >= until {
-                let shot =
-                    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-failure.png");
-                self.screenshot(&shot);
-                let seen = self.script(
-                    "return [document.body.dataset.ply, document.getElementById('message').textContent, document.getElementById('status').textContent]",
-                );
-                panic!(
-                    "the page never showed {what} (it shows {seen}; {})",
-                    shot.display()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        let waiter = format!(
+            "const done = arguments[0]; const until = performance.now() + {};
+             const test = () => {{ {script} }};
+             const check = () => {{
+               let ok = false;
+               try {{ ok = test() === true; }} catch (e) {{}}
+               if (ok || performance.now() > until) done(ok); else setTimeout(check, 5);
+             }};
+             check();",
+            timeout.as_millis()
+        );
+        let shown = self.command(
+            "POST",
+            "/execute/async",
+            Some(json!({"script": waiter, "args": []})),
+        );
+        if shown != json!(true) {
+            let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-failure.png");
+            self.screenshot(&shot);
+            let seen = self.script(
+                "return [document.body.dataset.ply, document.getElementById('message').textContent, document.getElementById('status').textContent]",
+            );
+            panic!(
+                "the page never showed {what} (it shows {seen}; {})",
+                shot.display()
+            );
         }
     }
 }
@@ -863,6 +1003,16 @@ fn clicks_for(game: &str, mv: &str) -> Vec<String> {
     }
 }
 
+/// The number of moves the engines played in a game's state.
+fn count_engine_moves(state: &Value) -> usize {
+    state["movers"]
+        .as_array()
+        .expect("movers")
+        .iter()
+        .filter(|&m| state["players"][usize::from(m != "x")]["kind"] == "engine")
+        .count()
+}
+
 /// Sets up a game with the page's own form and starts it.
 fn start_in_page(browser: &Browser, game: &str, options: &Value, mode: &str, movetime: u32) {
     let previous = browser.script("return document.body.dataset.id || ''");
@@ -919,6 +1069,7 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         ("yote", json!({})),
         ("ctor", json!({"Secrets": true})),
     ];
+    let (mut engine_moves, mut before_reload) = (0, 0);
     for (game, options) in games {
         start_in_page(&browser, game, &options, "pe", 20);
         let mut moves_clicked = 0;
@@ -943,7 +1094,9 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
                 break;
             }
             if game == "ataxx" && moves_clicked == 2 {
-                // A reload resumes the game where it is.
+                // A reload resumes the game where it is (and measures
+                // only the moves after it).
+                before_reload = count_engine_moves(&state);
                 browser.open(&format!("http://127.0.0.1:{}/", server.port));
                 browser.wait_until(
                     &format!("return document.body.dataset.ply === '{ply}' && document.querySelector('#board svg') !== null"),
@@ -963,23 +1116,16 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
             for selector in clicks_for(game, &mv) {
                 browser.click(&selector);
             }
-            let until = Instant::now() + Duration::from_secs(5);
-            while server.get("/api/state")["moves"]
-                .as_array()
-                .expect("moves")
-                .len()
-                == ply
-            {
-                assert!(
-                    Instant::now() < until,
-                    "{game}: clicking {mv} played nothing"
-                );
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            server.wait_for(
+                &format!("{game}: {mv} played by clicking"),
+                Duration::from_secs(5),
+                |state| state["moves"].as_array().is_some_and(|m| m.len() > ply),
+            );
             moves_clicked += 1;
             assert!(moves_clicked < 2_000, "{game}: no end");
         }
         let state = server.get("/api/state");
+        engine_moves += count_engine_moves(&state);
         let secrets = &state["secrets"];
         let square = |side: &str| secrets[side].as_str().unwrap_or_default().to_owned();
         let (winner, reason) =
@@ -1010,25 +1156,59 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         println!("{game}: {moves_clicked} moves clicked, {winner} ({reason})");
     }
 
-    // From the server's move to the board's next frame, for every engine
-    // move of the six games.
-    let latency = browser.script("return window.agonLatency.engine");
-    let latency: Vec<u64> = latency
+    let engine_moves = engine_moves - before_reload;
+    // From the server's reading of the engine's bestmove to the end of the
+    // frame that shows it, for every engine move of the six games (drawn
+    // alone or with the moves after it).
+    browser.wait_until(
+        &format!("return window.agonLatency.engine.length === {engine_moves}"),
+        &format!("the latency of all {engine_moves} engine moves"),
+        Duration::from_secs(5),
+    );
+    let steps = browser.script("return window.agonLatency.steps");
+    std::fs::write(shots.join("latency.json"), steps.to_string()).expect("written");
+    let steps = steps.as_array().expect("latencies");
+    let total = |s: &Value| s["total"].as_f64().expect("a total");
+    let mut sorted: Vec<f64> = browser
+        .script("return window.agonLatency.engine")
         .as_array()
         .expect("latencies")
         .iter()
-        .filter_map(Value::as_u64)
+        .filter_map(Value::as_f64)
         .collect();
-    let mut sorted = latency.clone();
-    sorted.sort_unstable();
+    sorted.sort_unstable_by(f64::total_cmp);
     assert!(!sorted.is_empty(), "no engine move measured");
     let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q) as usize];
+    let worst = steps
+        .iter()
+        .max_by(|a, b| total(a).total_cmp(&total(b)))
+        .expect("a move");
+    let parts = ["server", "wire", "parse", "draw", "wait", "paint"];
+    let describe = |s: &Value| -> String {
+        parts
+            .iter()
+            .map(|p| format!("{p} {:.1}", s[p].as_f64().unwrap_or(f64::NAN)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let medians: Value = parts
+        .iter()
+        .map(|p| {
+            let mut v: Vec<f64> = steps.iter().filter_map(|s| s[p].as_f64()).collect();
+            v.sort_unstable_by(f64::total_cmp);
+            (p.to_string(), json!(v[v.len() / 2]))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into();
     println!(
-        "engine move to board: median {} ms, 90th percentile {} ms, worst {} ms over {} moves",
+        "engine move to board: median {:.0} ms, 90th percentile {:.0} ms, worst {:.0} ms over {} moves ({} with their steps)\n  median steps (ms): {}\n  worst move's steps (ms): {}",
         at(0.5),
         at(0.9),
         at(1.0),
-        sorted.len()
+        engine_moves,
+        steps.len(),
+        describe(&medians),
+        describe(worst),
     );
 
     let clicks: Vec<f64> = browser
@@ -1043,6 +1223,66 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
         "person's click to their move drawn: worst {worst_click:.0} ms over {} moves",
         clicks.len()
     );
+
+    // A pass the person has no choice about is played without a click and
+    // said so: x's only piece is walled in, set up through the page.
+    start_in_page(&browser, "ataxx", &json!({"NoMoveRule": "pass"}), "pp", 20);
+    browser.script(
+        "document.getElementById('fen').value = '7/7/7/7/ooo4/ooo4/xoo4 x 0 1'; return true",
+    );
+    browser.click("#set");
+    browser.wait_until(
+        "const item = document.querySelector('#moves li.forced');
+         return document.body.dataset.ply === '1' && item !== null && item.textContent.includes('0000')
+           && document.getElementById('summary').textContent.includes('x 0000: played automatically')
+           && document.querySelector('#special button') === null",
+        "the pass played for the person",
+        Duration::from_secs(10),
+    );
+    browser.element_screenshot("#play", &shots.join("forced-pass.png"));
+
+    // The set-up's board editor: blockers toggled by clicks, a piece
+    // placed, the side to move chosen; the server sets the position up.
+    start_in_page(&browser, "ataxx", &json!({"Rules": "standard"}), "pp", 20);
+    browser.click("#edit");
+    for (tool, squares) in [("-", &["c3", "e5", "b6", "b6"][..]), ("x", &["d4"])] {
+        browser.click(&format!("#editor [data-tool=\"{tool}\"]"));
+        for square in squares {
+            browser.click(&format!("#editor [data-edit-sq=\"{square}\"]"));
+        }
+    }
+    browser.script(
+        "const s = document.getElementById('editor-side'); s.value = 'o'; s.dispatchEvent(new Event('change')); return true",
+    );
+    browser.element_screenshot("#position-box", &shots.join("editor.png"));
+    let edited = "x5o/7/4-2/3x3/2-4/7/o5x o 0 1";
+    assert_eq!(
+        browser.script("return document.getElementById('fen').value"),
+        json!(edited),
+        "the editor's position string"
+    );
+    let previous = server.get("/api/state")["id"].clone();
+    browser.click("#set");
+    let state = server.wait_for("the edited position", Duration::from_secs(10), |s| {
+        s["id"] != previous
+    });
+    assert_eq!(state["start"], edited, "{state}");
+    assert_eq!(state["side"], "o");
+    assert!(
+        !state["legal"].as_array().expect("legal").iter().any(|m| m
+            .as_str()
+            .is_some_and(|m| m.ends_with("c3") || m.ends_with("e5"))),
+        "nothing moves onto a blocker: {state}"
+    );
+    browser.wait_until(
+        &format!(
+            "return document.getElementById('editor').hidden && document.getElementById('fen').value === '{edited}'
+               && document.querySelectorAll('#board .square.blocked').length === 2"
+        ),
+        "the edited position on the board",
+        Duration::from_secs(10),
+    );
+    browser.element_screenshot("#play", &shots.join("edited.png"));
 
     // An engine against itself, watched to the end.
     start_in_page(&browser, "mutorere", &json!({}), "ee", 10);
@@ -1065,6 +1305,43 @@ fn a_browser_plays_every_game_against_the_engine_by_clicking() {
             .as_u64()
             .unwrap_or_default()
     };
+    // The engine's line on the board: its first moves numbered, in each
+    // side's colour.
+    browser.wait_until(
+        "const marks = [...document.querySelectorAll('#board [data-pv]')].map((m) => m.dataset.pv);
+         return ['1', '2', '3'].every((n) => marks.includes(n))
+           && document.querySelector('#board .pv-badge.pv-x') !== null
+           && document.querySelector('#board .pv-badge.pv-o') !== null",
+        "the line's first three moves on the board",
+        Duration::from_secs(30),
+    );
+    browser.element_screenshot("#board", &shots.join("analysis-board.png"));
+    // Every game draws the line's moves its own way (a solved position's
+    // line is its first move; CTOR's 'end' is counted, not drawn).
+    for (game, options, shown) in [
+        ("dots", json!({"Size": "3x3"}), 1),
+        ("nim", json!({"Heaps": "3/4/5"}), 1),
+        ("mutorere", json!({}), 1),
+        ("yote", json!({}), 3),
+        ("ctor", json!({}), 2),
+    ] {
+        start_in_page(&browser, game, &options, "an", 20);
+        browser.wait_until(
+            &format!(
+                "const marks = [...document.querySelectorAll('#board [data-pv]')].map((m) => m.dataset.pv);
+                 return marks.includes('1') && new Set(marks).size >= {shown}"
+            ),
+            &format!("{game}: the line's first {shown} moves on the board"),
+            Duration::from_secs(30),
+        );
+        browser.element_screenshot("#board", &shots.join(format!("analysis-{game}.png")));
+    }
+    start_in_page(&browser, "ataxx", &json!({}), "an", 20);
+    browser.wait_until(
+        "return Number(document.getElementById('analysis').dataset.updates || 0) >= 5",
+        "analysis updates",
+        Duration::from_secs(30),
+    );
     let (before, started) = (updates(), Instant::now());
     std::thread::sleep(Duration::from_secs(2));
     let rate = (updates() - before) as f64 / started.elapsed().as_secs_f64();

@@ -163,8 +163,10 @@ pub fn respond(
         reason(status),
         body.len()
     );
-    out.write_all(head.as_bytes())?;
-    out.write_all(body)?;
+    // One write, as for events (see `write_event`).
+    let mut answer = head.into_bytes();
+    answer.extend_from_slice(body);
+    out.write_all(&answer)?;
     out.flush()
 }
 
@@ -177,11 +179,15 @@ pub fn start_events(out: &mut impl Write) -> std::io::Result<()> {
     out.flush()
 }
 
-/// Writes one event of a stream (`data` must be one line, as JSON is).
+/// Writes one event of a stream (`data` must be one line, as JSON is), in
+/// one write: on a socket without Nagle's delay each write leaves at once,
+/// and the page can use the event only once all of it has arrived.
 pub fn write_event(out: &mut impl Write, data: &str) -> std::io::Result<()> {
-    out.write_all(b"data: ")?;
-    out.write_all(data.as_bytes())?;
-    out.write_all(b"\n\n")?;
+    let mut event = Vec::with_capacity(data.len() + 8);
+    event.extend_from_slice(b"data: ");
+    event.extend_from_slice(data.as_bytes());
+    event.extend_from_slice(b"\n\n");
+    out.write_all(&event)?;
     out.flush()
 }
 

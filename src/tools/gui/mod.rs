@@ -352,8 +352,7 @@ fn events(shared: &Shared, out: &mut TcpStream) {
         return;
     }
     let mut seen = shared.notifier.current();
-    let state = current(shared).state().to_string();
-    if http::write_event(out, &state).is_err() {
+    if http::write_event(out, &event_state(shared)).is_err() {
         return;
     }
     loop {
@@ -363,12 +362,20 @@ fn events(shared: &Shared, out: &mut TcpStream) {
                 .and_then(|()| out.flush())
         } else {
             seen = version;
-            http::write_event(out, &current(shared).state().to_string())
+            http::write_event(out, &event_state(shared))
         };
         if written.is_err() {
             return;
         }
     }
+}
+
+/// The state as an event sends it, stamped with when it is sent (the page
+/// measures each step of a move's way to the board).
+fn event_state(shared: &Shared) -> String {
+    let mut state = current(shared).state();
+    state["sent_at_ms"] = json!(table::unix_ms());
+    state.to_string()
 }
 
 fn current(shared: &Shared) -> Arc<dyn Controller> {

@@ -10,7 +10,7 @@
 
 use super::{EngineEntry, Notifier};
 use crate::engine::MAX_LISTED_MOVES;
-use crate::game::{Game, GameOptions, GameState, OptionKind, Outcome, Player};
+use crate::game::{Game, GameOptions, GameState, OptionKind, Outcome, Player, view_for};
 use crate::games::GameVisitor;
 use crate::search::time::GoParams;
 use crate::tools::matches::TimeControl;
@@ -341,6 +341,8 @@ struct Inner<G: Game> {
     movers: Vec<Player>,
     /// Position string after each move.
     fens: Vec<String>,
+    /// Whether each move was played for a person (see [`played_for_person`]).
+    forced: Vec<bool>,
     /// The engine's score of each move, from `x`'s point of view.
     scores: Vec<Option<Value>>,
     clocks: [u64; 2],
@@ -354,9 +356,10 @@ struct Inner<G: Game> {
     thinking: Option<Player>,
     /// Grows with every change the page sees.
     version: u64,
-    /// When the last move was played (ms since 1970), so that the page can
-    /// measure how long a move takes to reach the board.
-    moved_at_ms: u64,
+    /// When each move was made (ms since 1970): an engine's when its
+    /// `bestmove` was read, a person's when it reached the server; so that
+    /// the page can measure how long a move takes to reach the board.
+    moved_at_ms: Vec<f64>,
     engines: [Option<EngineSeat<G>>; 2],
     analysis: Analysis,
     /// The review of the finished game, once asked for.
@@ -438,11 +441,60 @@ fn parse_info(line: &str, mover: Player) -> Option<Value> {
     Some(info)
 }
 
-/// Milliseconds since 1970 (0 if the clock is before it).
-fn unix_ms() -> u64 {
+/// Whether `text`, a person's only legal move in game `game`, is played
+/// for them at once: a move without a choice in it and with nothing to
+/// click on the board (Ataxx's pass, CTOR's due substitution, CTOR's `end`
+/// once nothing else is left). An only move on the board is still the
+/// person's to make.
+fn played_for_person(game: &str, text: &str) -> bool {
+    match game {
+        "ataxx" => text == "0000",
+        "ctor" => text == "end" || text.starts_with('s'),
+        _ => false,
+    }
+}
+
+/// How many moves of an analysis line the page draws on the board.
+pub const LINE_DRAWN: usize = 4;
+
+/// Who plays each of the first [`LINE_DRAWN`] moves of an engine's line
+/// from `position` (in Dots and Boxes and CTOR a side may move several
+/// times in a row), as far as they are legal; in a game with hidden
+/// information, as `observer` sees the position, and never up to a move
+/// that would reveal what is hidden from them.
+fn line_sides<G: Game>(position: &G, line: &[&str], observer: Option<Player>) -> Vec<Player> {
+    let mut position = match observer {
+        Some(observer) => view_for(position, observer),
+        None => position.clone(),
+    };
+    let mut sides = Vec::new();
+    for text in line.iter().take(LINE_DRAWN) {
+        let Ok(mv) = position.parse_move(text) else {
+            break;
+        };
+        if position.outcome().is_some()
+            || !position.is_legal(mv)
+            || G::hidden().is_some_and(|h| observer.is_some() && h.reveals_hidden(&position, mv))
+        {
+            break;
+        }
+        sides.push(position.side_to_move());
+        position.play(mv);
+    }
+    sides
+}
+
+/// Milliseconds since 1970, to the microsecond (0 if the clock is before
+/// it): the page's clock, for its latency measurements.
+pub fn unix_ms() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
+        .map_or(0.0, |d| d.as_micros() as f64 / 1000.0)
+}
+
+/// [`unix_ms`] at the past moment `at`.
+fn unix_ms_at(at: Instant) -> f64 {
+    unix_ms() - at.elapsed().as_micros() as f64 / 1000.0
 }
 
 fn side_name(side: Player) -> &'static str {
@@ -519,7 +571,7 @@ impl<G: Game> Table<G> {
             choice: request.analysis.clone(),
             ..Analysis::default()
         };
-        Ok(Table {
+        let table = Table {
             inner: Mutex::new(Inner {
                 id: request.id,
                 request,
@@ -532,6 +584,7 @@ impl<G: Game> Table<G> {
                 moves: Vec::new(),
                 movers: Vec::new(),
                 fens: Vec::new(),
+                forced: Vec::new(),
                 scores: Vec::new(),
                 clocks,
                 turn_started: Instant::now(),
@@ -539,7 +592,7 @@ impl<G: Game> Table<G> {
                 epoch: 0,
                 thinking: None,
                 version: 0,
-                moved_at_ms: unix_ms(),
+                moved_at_ms: Vec::new(),
                 engines,
                 analysis,
                 review: None,
@@ -547,7 +600,9 @@ impl<G: Game> Table<G> {
             }),
             wake: Condvar::new(),
             notifier,
-        })
+        };
+        table.lock().play_forced();
+        Ok(table)
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner<G>> {
@@ -618,6 +673,9 @@ impl<G: Game> Table<G> {
         inner.turn_started = Instant::now();
         self.changed(inner);
 
+        // When the answer was read from the engine: the start of its
+        // way to the page.
+        let mut answered_at = Instant::now();
         let answer = (|| -> Result<String, Forfeit> {
             if fresh {
                 competitor.new_game(seed, &told)?;
@@ -650,6 +708,7 @@ impl<G: Game> Table<G> {
                 wait,
             };
             let text = competitor.choose(&request)?;
+            answered_at = competitor.answered_at().unwrap_or_else(Instant::now);
             if let Some(time) = limit.time_control() {
                 let elapsed = started.elapsed().as_millis() as u64;
                 referee::check_time(time, &mut clocks, side, elapsed)?;
@@ -681,7 +740,8 @@ impl<G: Game> Table<G> {
                     inner.clocks = clocks;
                     // Checked above against this very position.
                     if let Ok(mv) = inner.state.position.parse_move(&text) {
-                        inner.push_move(mv, score);
+                        inner.push_move(mv, score, answered_at);
+                        inner.play_forced();
                     }
                 }
                 Err(why) => {
@@ -785,6 +845,11 @@ impl<G: Game> Table<G> {
                     return;
                 }
                 info["ply"] = json!(ply);
+                if let Some(line) = info["pv"].as_array() {
+                    let line: Vec<&str> = line.iter().filter_map(Value::as_str).collect();
+                    let sides = line_sides(&inner.state.position, &line, inner.observer());
+                    info["pv_sides"] = json!(sides.into_iter().map(side_name).collect::<Vec<_>>());
+                }
                 // An `info string` alone keeps the last search report.
                 if info.get("depth").is_none()
                     && let Some(text) = info.get("string").cloned()
@@ -833,6 +898,17 @@ impl<G: Game> Inner<G> {
         ))
     }
 
+    /// The side whose view the page shows when only one side is a
+    /// person's (`None`: both sides' are, or neither's, and the page shows
+    /// everything).
+    fn observer(&self) -> Option<Player> {
+        match [Player::X, Player::O].map(|s| self.seat_is_person(s)) {
+            [true, false] => Some(Player::X),
+            [false, true] => Some(Player::O),
+            _ => None,
+        }
+    }
+
     fn seat_is_person(&self, side: Player) -> bool {
         matches!(self.request.seats[side.index()], Seat::Person)
     }
@@ -879,16 +955,67 @@ impl<G: Game> Inner<G> {
         }
     }
 
-    /// Plays a checked move and records it.
-    fn push_move(&mut self, mv: G::Move, score: Option<Value>) {
+    /// Plays a person's checked move, made at `at`, on their clock when
+    /// persons are timed: a move made too late loses instead.
+    fn person_move(&mut self, mv: G::Move, at: Instant) -> Result<(), String> {
+        let side = self.state.position.side_to_move();
+        if self.request.limit.times_persons()
+            && let Some(time) = self.request.limit.time_control()
+        {
+            let elapsed = self.turn_started.elapsed().as_millis() as u64;
+            let mut clocks = self.clocks;
+            let timed = referee::check_time(time, &mut clocks, side, elapsed);
+            self.clocks = clocks;
+            if let Err(why) = timed {
+                self.forfeit = Some(referee::forfeit(side, &why));
+                self.epoch += 1;
+                return Err(format!("too late: {why}"));
+            }
+        }
+        self.push_move(mv, None, at);
+        self.analysis.until.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Plays every move the rules leave a person no choice about (see
+    /// [`played_for_person`]), marked as such in the record.
+    fn play_forced(&mut self) {
+        // Each is a pass or part of a turn; a game of passes only ends.
+        for _ in 0..1_000 {
+            if self.result().is_some() || !self.seat_is_person(self.state.position.side_to_move()) {
+                return;
+            }
+            let position = &self.state.position;
+            if position.count_moves() != 1 {
+                return;
+            }
+            let moves = self.state.legal_moves();
+            let [mv] = moves[..] else {
+                return;
+            };
+            if !played_for_person(G::NAME, &position.move_to_string(mv)) {
+                return;
+            }
+            if self.person_move(mv, Instant::now()).is_err() {
+                return;
+            }
+            if let Some(last) = self.forced.last_mut() {
+                *last = true;
+            }
+        }
+    }
+
+    /// Plays a checked move, chosen at `at`, and records it.
+    fn push_move(&mut self, mv: G::Move, score: Option<Value>, at: Instant) {
         let mover = self.state.position.side_to_move();
         self.moves.push(self.state.position.move_to_string(mv));
         self.movers.push(mover);
         self.state.play(mv);
         self.fens.push(self.state.position.fen());
+        self.forced.push(false);
         self.scores.push(score);
         self.turn_started = Instant::now();
-        self.moved_at_ms = unix_ms();
+        self.moved_at_ms.push(unix_ms_at(at));
         self.epoch += 1;
     }
 
@@ -915,7 +1042,9 @@ impl<G: Game> Inner<G> {
         self.moves.truncate(plies);
         self.movers.truncate(plies);
         self.fens.truncate(plies);
+        self.forced.truncate(plies);
         self.scores.truncate(plies);
+        self.moved_at_ms.truncate(plies);
         self.forfeit = None;
         self.review = None;
         self.turn_started = Instant::now();
@@ -992,6 +1121,7 @@ impl<G: Game> Inner<G> {
             "moves": self.moves,
             "movers": self.movers.iter().map(|&m| side_name(m)).collect::<Vec<_>>(),
             "fens": self.fens,
+            "forced": self.forced,
             "scores": self.scores,
             "fen": position.fen(),
             "side": side_name(side),
@@ -1060,6 +1190,7 @@ impl<G: Game> Controller for Table<G> {
     }
 
     fn play(&self, text: &str, ply: Option<usize>) -> Result<(), String> {
+        let received = Instant::now();
         let mut inner = self.lock();
         if let Some((_, reason)) = inner.result() {
             return Err(format!("the game is over ({reason})"));
@@ -1083,24 +1214,12 @@ impl<G: Game> Controller for Table<G> {
         if !position.is_legal(mv) {
             return Err(format!("move '{}' is illegal here", text.trim()));
         }
-        if inner.request.limit.times_persons()
-            && let Some(time) = inner.request.limit.time_control()
-        {
-            let elapsed = inner.turn_started.elapsed().as_millis() as u64;
-            let mut clocks = inner.clocks;
-            let timed = referee::check_time(time, &mut clocks, side, elapsed);
-            inner.clocks = clocks;
-            if let Err(why) = timed {
-                inner.forfeit = Some(referee::forfeit(side, &why));
-                inner.epoch += 1;
-                self.changed(inner);
-                return Err(format!("too late: {why}"));
-            }
+        let played = inner.person_move(mv, received);
+        if played.is_ok() {
+            inner.play_forced();
         }
-        inner.push_move(mv, None);
-        inner.analysis.until.store(true, Ordering::Relaxed);
         self.changed(inner);
-        Ok(())
+        played
     }
 
     fn take_back(&self) -> Result<(), String> {
@@ -1115,7 +1234,12 @@ impl<G: Game> Controller for Table<G> {
         if any_person {
             // Back to before the last person's move, so that a person
             // playing an engine gets their own turn back.
-            match inner.movers.iter().rposition(|&m| inner.seat_is_person(m)) {
+            // Moves played for the person are taken back with the move
+            // before (they would be played again at once).
+            let chosen = (0..inner.moves.len())
+                .rev()
+                .find(|&i| inner.seat_is_person(inner.movers[i]) && !inner.forced[i]);
+            match chosen {
                 Some(last) => plies = last,
                 None => return Err("no move of a person to take back".into()),
             }
@@ -1250,6 +1374,21 @@ mod tests {
         assert_eq!(review_mark(cp(0), mate(-7), Player::X), Some("??"));
         // Lost either way: no mark for a worse lost score.
         assert_eq!(review_mark(cp(-1500), cp(-1900), Player::X), None);
+    }
+
+    #[test]
+    fn an_analysis_line_is_drawn_with_who_plays_each_move() {
+        use crate::games::dots::Dots;
+        // 1×2 boxes; the left box has three sides: closing it moves again.
+        let options = Default::default();
+        let position = Dots::from_fen("1x2 1010100 0 0 x", &options).expect("a position");
+        let line = ["b1b2", "b1c1", "b2c2", "c1c2", "a1b1"];
+        let sides = line_sides(&position, &line, None);
+        assert_eq!(sides, [Player::X, Player::X, Player::O, Player::X]);
+        // An illegal move ends what is drawn.
+        let sides = line_sides(&position, &["b1b2", "b1b2", "b1c1"], None);
+        assert_eq!(sides, [Player::X]);
+        assert!(line_sides(&position, &["zz"], None).is_empty());
     }
 
     #[test]

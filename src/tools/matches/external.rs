@@ -24,11 +24,12 @@ const QUIT_GRACE: Duration = Duration::from_millis(300);
 /// How long a write that failed waits for the engine's exit to be seen.
 const EXIT_GRACE: Duration = Duration::from_millis(200);
 
-/// A running process and the channel of its output lines.
+/// A running process and the channel of its output lines, each with the
+/// moment the reading thread got it.
 struct Running {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Receiver<(Instant, String)>,
 }
 
 /// Why a wait for a line ended without the line.
@@ -58,6 +59,8 @@ pub struct ExternalEngine {
     /// The match's stop flag: once set, every wait ends (see
     /// [`super::interrupt`]).
     stop: Option<Arc<AtomicBool>>,
+    /// When the last `bestmove` was read from the engine's output.
+    answered_at: Option<Instant>,
 }
 
 impl ExternalEngine {
@@ -72,6 +75,7 @@ impl ExternalEngine {
             handshake_timeout: HANDSHAKE_TIMEOUT,
             last_score: None,
             stop: None,
+            answered_at: None,
         }
     }
 
@@ -180,8 +184,8 @@ impl ExternalEngine {
                 .as_mut()
                 .ok_or_else(|| Forfeit::Crash("the engine is not running".into()))?;
             match running.lines.recv_timeout(ANALYSIS_POLL) {
-                Ok(line) if line.starts_with("bestmove") => return Ok(()),
-                Ok(line) if line.starts_with("info") => on_info(&line),
+                Ok((_, line)) if line.starts_with("bestmove") => return Ok(()),
+                Ok((_, line)) if line.starts_with("info") => on_info(&line),
                 Ok(_) | Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     self.kill();
@@ -217,6 +221,13 @@ impl ExternalEngine {
     /// `bestmove` (none if it gave none).
     pub fn last_score(&self) -> Option<EngineScore> {
         self.last_score
+    }
+
+    /// When the line that ended the last wait (after [`Self::best_move`],
+    /// its `bestmove`) was read from the engine's output, before it
+    /// crossed the channel to the waiting thread.
+    pub fn answered_at(&self) -> Option<Instant> {
+        self.answered_at
     }
 
     /// Stops and forgets the process (it is started again on next use).
@@ -264,7 +275,7 @@ impl ExternalEngine {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
                         let line = String::from_utf8_lossy(&buffer).trim_end().to_owned();
-                        if sender.send(line).is_err() {
+                        if sender.send((Instant::now(), line)).is_err() {
                             break;
                         }
                     }
@@ -375,7 +386,10 @@ impl ExternalEngine {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match running.lines.recv_timeout(left.min(ABANDON_POLL)) {
-                Ok(line) if wanted(&line) => return Ok(line),
+                Ok((at, line)) if wanted(&line) => {
+                    self.answered_at = Some(at);
+                    return Ok(line);
+                }
                 Ok(_) => {}
                 Err(RecvTimeoutError::Timeout) if left <= ABANDON_POLL => {
                     return Err(WaitError::Timeout);

@@ -17,7 +17,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What a player is asked on its turn.
 pub struct MoveRequest<'a, G: Game> {
@@ -51,6 +51,11 @@ pub trait Competitor<G: Game>: Send {
     /// The score the player gave for its last chosen move, if it gave one
     /// (for score adjudication).
     fn last_score(&self) -> Option<EngineScore> {
+        None
+    }
+    /// When the player's last move was read from it, if it is a process
+    /// (for latency measurements; `None`: when `choose` returned).
+    fn answered_at(&self) -> Option<Instant> {
         None
     }
 }
@@ -98,6 +103,10 @@ impl<G: Game> Competitor<G> for ExternalEngine {
 
     fn last_score(&self) -> Option<EngineScore> {
         ExternalEngine::last_score(self)
+    }
+
+    fn answered_at(&self) -> Option<Instant> {
+        ExternalEngine::answered_at(self)
     }
 }
 

@@ -96,13 +96,17 @@ export function draw(view) {
     svg.appendChild(el('text', { x: MARGIN + i * CELL + CELL / 2, y: size * CELL + 17, class: 'coord' }, [document.createTextNode(file(col))]));
     svg.appendChild(el('text', { x: 12, y: i * CELL + CELL / 2 + 5, class: 'coord' }, [document.createTextNode(String(size - row))]));
   }
-  if (view.hint && view.hint.length >= 2 && view.hint !== '0000') {
-    const to = centre(view.hint.slice(-2), size, view.flipped);
-    if (view.hint.length === 4) {
-      const from = centre(view.hint.slice(0, 2), size, view.flipped);
-      svg.appendChild(arrow(from[0], from[1], to[0], to[1], 6));
+  // The engine's line: jumps as arrows, clones as rings (passes are not
+  // drawn, but counted).
+  for (const step of view.pv) {
+    const m = step.move;
+    if (m.length < 2 || m === '0000') continue;
+    const to = centre(m.slice(-2), size, view.flipped);
+    if (m.length === 4) {
+      const from = centre(m.slice(0, 2), size, view.flipped);
+      svg.appendChild(arrow(from[0], from[1], to[0], to[1], 6, step));
     } else {
-      svg.appendChild(hintRing(to[0], to[1], CELL * 0.44));
+      svg.appendChild(hintRing(to[0], to[1], CELL * 0.44, step));
     }
   }
   return { svg };
@@ -132,4 +136,80 @@ function click(name, piece, view, clones, fromSelected, movable) {
   }
   selected = null;
   view.redraw();
+}
+
+/** The position string of `rows` (top row first, '.' empty, '-' blocked)
+ * with `side` to move, the move counters reset. */
+function writeFen(rows, side) {
+  const ranks = rows.map((row) => row.join('').replace(/\.+/g, (run) => String(run.length)));
+  return `${ranks.join('/')} ${side} 0 1`;
+}
+
+/**
+ * The set-up's board editor: pick a tool (blocker, x, o, empty) and click
+ * squares to set them (a click on a square that already holds the tool's
+ * content empties it, so blockers toggle); `changed` gets the position
+ * string after every change (the server checks it when it is set up).
+ */
+export function editor(fen, changed, t) {
+  const [boardField, sideField] = fields(fen);
+  const rows = readRows(boardField || '7/7/7/7/7/7/7');
+  const size = rows.length;
+  let side = sideField === 'o' ? 'o' : 'x';
+  let tool = '-';
+  const box = document.createElement('div');
+  box.className = 'editor';
+  const tools = document.createElement('div');
+  tools.className = 'editor-tools';
+  const buttons = [['-', t('blocker')], ['x', 'x'], ['o', 'o'], ['.', t('emptySquare')]].map(([value, label]) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.tool = value;
+    button.textContent = label;
+    button.addEventListener('click', () => {
+      tool = value;
+      update();
+    });
+    return button;
+  });
+  const sideSelect = document.createElement('select');
+  sideSelect.id = 'editor-side';
+  for (const s of ['x', 'o']) sideSelect.add(new Option(`${s} ${t('toMove')}`, s));
+  sideSelect.value = side;
+  sideSelect.addEventListener('change', () => {
+    side = sideSelect.value;
+    changed(writeFen(rows, side));
+  });
+  tools.append(...buttons, sideSelect);
+  const holder = document.createElement('div');
+  box.append(tools, holder);
+  const cell = 36;
+  function update() {
+    for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.tool === tool));
+    const svg = board(size * cell, size * cell, 'Ataxx editor');
+    svg.classList.add('editor-board');
+    for (let row = 0; row < size; row++) {
+      for (let col = 0; col < size; col++) {
+        const name = squareName(col, row, size);
+        const piece = rows[row][col];
+        const [x, y] = [col * cell, row * cell];
+        const classes = ['square'];
+        if ((row + col) % 2) classes.push('dark');
+        if (piece === '-') classes.push('blocked');
+        const group = el('g', { 'data-edit-sq': name, class: 'cell' }, [
+          el('rect', { x, y, width: cell, height: cell, class: classes.join(' ') }),
+        ]);
+        if (piece === 'x' || piece === 'o') group.appendChild(disc(x + cell / 2, y + cell / 2, cell * 0.36, piece));
+        group.addEventListener('click', () => {
+          rows[row][col] = rows[row][col] === tool ? '.' : tool;
+          update();
+          changed(writeFen(rows, side));
+        });
+        svg.appendChild(group);
+      }
+    }
+    holder.replaceChildren(svg);
+  }
+  update();
+  return box;
 }

@@ -105,19 +105,30 @@ export function draw(view) {
   }
   // The board's edge, inside the faded copies.
   svg.appendChild(el('rect', { x: cell, y: cell, width: n * cell, height: n * cell, class: 'torus-edge' }));
-  const hint = view.hint || '';
   const centre = (sq) => {
     const [x, y] = at(Math.floor((sq - 1) / n), (sq - 1) % n);
     return [x + cell / 2, y + cell / 2];
   };
-  let m;
-  if ((m = /^(\d+)-(\d+)$/.exec(hint))) {
-    const [x1, y1] = centre(Number(m[1]));
-    const [x2, y2] = centre(Number(m[2]));
-    svg.appendChild(arrow(x1, y1, x2, y2, 5));
-  } else if ((m = /(\d+)$/.exec(hint)) && hint !== 'end') {
-    const [x, y] = centre(Number(m[1]));
-    svg.appendChild(hintRing(x, y, cell * 0.46));
+  // The engine's line, operation by operation: movements as arrows,
+  // landings as two arrows to the square, placements, replacements and
+  // substitutions as rings ('end' is not drawn, but counted).
+  for (const step of view.pv) {
+    const hint = step.move;
+    let m;
+    if ((m = /^(\d+)-(\d+)$/.exec(hint))) {
+      const [x1, y1] = centre(Number(m[1]));
+      const [x2, y2] = centre(Number(m[2]));
+      svg.appendChild(arrow(x1, y1, x2, y2, 5, step));
+    } else if ((m = /^(\d+)\+(\d+)@(\d+)$/.exec(hint))) {
+      const [x, y] = centre(Number(m[3]));
+      for (const [i, from] of [m[1], m[2]].entries()) {
+        const [x1, y1] = centre(Number(from));
+        svg.appendChild(arrow(x1, y1, x, y, 5, step, i === 0));
+      }
+    } else if ((m = /(\d+)$/.exec(hint)) && hint !== 'end') {
+      const [x, y] = centre(Number(m[1]));
+      svg.appendChild(hintRing(x, y, cell * 0.46, step));
+    }
   }
   return { svg };
 }

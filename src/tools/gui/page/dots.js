@@ -1,7 +1,7 @@
 // Dots and Boxes: R×C boxes; click a line to draw it. Boxes take the colour
 // of the side that closed them (worked out from the moves played), and the
 // extra move after a box is announced under the board.
-import { el, board, hintRing, fields, file } from './svg.js';
+import { el, board, segment, fields, file } from './svg.js';
 
 const STEP = 70;
 const MARGIN = 30;
@@ -103,7 +103,6 @@ export function draw(view) {
     const isDrawn = lines[index] === '1';
     const classes = ['line', isDrawn ? 'drawn' : 'open'];
     if (text === last) classes.push('last');
-    if (text === view.hint) classes.push('hint');
     // The area that takes the click: the line's length between the dots,
     // a finger wide.
     const pad = 9;
@@ -135,13 +134,14 @@ export function draw(view) {
       svg.appendChild(el('circle', { cx: x, cy: y, r: 5, class: 'dot' }));
     }
   }
-  if (view.hint) {
-    const ends = moveDots(view.hint);
-    if (ends) {
-      const [x1, y1] = at(ends[0].c, ends[0].r);
-      const [x2, y2] = at(ends[1].c, ends[1].r);
-      svg.appendChild(hintRing((x1 + x2) / 2, (y1 + y2) / 2, 12));
-    }
+  // The engine's line: each line to draw, numbered (a side that closes a
+  // box moves again, so one colour can follow itself).
+  for (const step of view.pv) {
+    const ends = moveDots(step.move);
+    if (!ends) continue;
+    const [x1, y1] = at(ends[0].c, ends[0].r);
+    const [x2, y2] = at(ends[1].c, ends[1].r);
+    svg.appendChild(segment(x1, y1, x2, y2, step));
   }
   return { svg };
 }

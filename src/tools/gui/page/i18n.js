@@ -20,6 +20,8 @@ export const STRINGS = {
     stones: 'stones (board + reserve)', chips: 'chips', view: 'Viewing move',
     review: 'Review the game', reviewMs: 'ms per position', reviewed: 'positions valued',
     marks: '?! inaccuracy · ? mistake · ?? blunder', by: 'by', exact: 'exact value', pass: 'pass', endTurn: 'end the turn',
+    forced: 'forced', forcedNote: 'played automatically, the only legal move',
+    editBoard: 'Edit the board', closeEditor: 'Close the editor', blocker: 'blocker', emptySquare: 'empty',
   },
   fr: {
     title: 'Plateau Agon', game: 'Jeu', mode: 'Mode', newGame: 'Nouvelle partie', takeBack: 'Reprendre',
@@ -40,6 +42,8 @@ export const STRINGS = {
     stones: 'pierres (plateau + réserve)', chips: 'jetons', view: 'Coup affiché',
     review: 'Analyser la partie', reviewMs: 'ms par position', reviewed: 'positions évaluées',
     marks: '?! imprécision · ? erreur · ?? gaffe', by: 'de', exact: 'valeur exacte', pass: 'passer', endTurn: 'finir le tour',
+    forced: 'forcé', forcedNote: 'joué automatiquement, seul coup légal',
+    editBoard: 'Modifier le plateau', closeEditor: 'Fermer l’éditeur', blocker: 'case bloquée', emptySquare: 'vide',
   },
 };
 

@@ -19,7 +19,8 @@ let receivedAt = 0;
 let viewPly = null; // null: the live position
 let flipped = false;
 let drawPending = false; // a drawing is scheduled for the next frame
-let movedSinceDrawn = false; // a new move awaits drawing
+let drawnState = null; // the state last drawn
+let shownFen = null; // the position last written in the position string
 let clickedAt = null; // when the person's last move was clicked
 let boardKey = null; // what the board was last drawn from
 let selectionEpoch = 0; // grows when a game module's selection changes
@@ -66,16 +67,34 @@ async function post(path, body) {
   }
 }
 
-/** Takes a new state from the server (a POST's answer or an event). */
-function accept(next) {
+/** The wall clock, which the server stamps moves with (to the
+ * millisecond: the page's finer clock, performance.now(), runs from its
+ * own origin and drifts from the wall clock by milliseconds). */
+const wallNow = () => Date.now();
+
+let drewThisFrame = false; // a move was drawn since the last frame began
+let unmeasured = []; // moves received, not yet drawn: their way so far
+
+/** Takes a new state from the server (a POST's answer or an event);
+ * `arrived` is when an event's bytes reached the page. */
+function accept(next, arrived = null) {
   // A move's answer can arrive after an event that is already newer.
   if (state && next.id === state.id && next.version < state.version) return;
   const newGame = !state || next.id !== state.id;
-  if (!newGame && next.moves.length > state.moves.length) movedSinceDrawn = true;
+  const before = newGame ? next.moves.length : Math.min(state.moves.length, next.moves.length);
+  const moved = next.moves.length > before;
+  if (newGame || next.moves.length < state.moves.length) unmeasured = [];
+  const parsed = wallNow();
+  // Every new move, even one whose own state the page never saw.
+  for (let i = before; i < next.moves.length; i++) {
+    const last = i === next.moves.length - 1;
+    unmeasured.push({ index: i, arrived: last ? arrived : null, parsed });
+  }
   state = next;
   receivedAt = performance.now();
   if (newGame) {
     viewPly = null;
+    shownFen = null;
     // A game started elsewhere (another tab, the API): the form follows.
     if (config && $('game').value !== state.game) {
       $('game').value = state.game;
@@ -83,7 +102,17 @@ function accept(next) {
     }
   }
   if (viewPly !== null && viewPly > state.moves.length) viewPly = null;
-  // One drawing per frame: a burst of states (a CTOR turn's operations,
+  if (moved && !drewThisFrame) {
+    // A move is drawn at once, so that the coming frame shows it: drawing
+    // at that frame's start would add the drawing's time to the move's
+    // way to the screen.
+    drewThisFrame = true;
+    requestAnimationFrame(() => { drewThisFrame = false; });
+    render();
+    return;
+  }
+  // Anything else, and more moves before the coming frame, is drawn once
+  // at that frame's start: a burst of states (a CTOR turn's operations,
   // analysis updates) is drawn once, from the newest.
   if (!drawPending) {
     drawPending = true;
@@ -93,21 +122,58 @@ function accept(next) {
 
 function drawFrame() {
   drawPending = false;
-  render();
-  if (movedSinceDrawn) {
-    movedSinceDrawn = false;
-    // How long the last move took from the server's board to this one,
-    // by mover (kept for the browser test's latency report).
-    const mover = state.movers[state.movers.length - 1];
-    const seat = state.players[mover === 'x' ? 0 : 1].kind;
-    window.agonLatency = window.agonLatency || { engine: [], person: [], click: [] };
-    window.agonLatency[seat].push(Date.now() - state.moved_at_ms);
-    if (seat === 'person' && clickedAt !== null) {
-      // From the person's click to their move on the board.
-      window.agonLatency.click.push(performance.now() - clickedAt);
-      clickedAt = null;
-    }
-  }
+  if (drawnState !== state) render();
+}
+
+/**
+ * Measures the way of the moves just drawn, from the server's reading of
+ * each (an engine's `bestmove`, a person's request) to the end of the
+ * frame that shows it, and keeps them for the browser test's latency
+ * report, by mover: the total and, for the move an event brought, its
+ * steps (server: the referee, the stream's wake-up and the state written;
+ * wire: to the page's event handler; parse: the state read; draw: the
+ * DOM built; wait: until the next frame begins; paint: until that frame
+ * has been laid out and painted).
+ */
+function measure(drawnAt) {
+  const drawn = state;
+  const moves = unmeasured.filter((m) => m.index < drawn.moves.length);
+  unmeasured = [];
+  if (moves.length === 0) return;
+  const clicked = clickedAt;
+  requestAnimationFrame(() => {
+    const frameStart = wallNow();
+    // The frame's rendering runs after its animation callbacks; a message
+    // posted from one is handled once that frame has been painted.
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      const painted = wallNow();
+      const log = (window.agonLatency = window.agonLatency || { engine: [], person: [], click: [], steps: [] });
+      for (const m of moves) {
+        const seat = drawn.players[drawn.movers[m.index] === 'x' ? 0 : 1].kind;
+        const moved = drawn.moved_at_ms[m.index];
+        log[seat].push(painted - moved);
+        if (seat === 'person' && clicked !== null && clickedAt === clicked) {
+          // From the person's click to their move on the screen.
+          log.click.push(performance.now() - clicked);
+          clickedAt = null;
+        }
+        if (seat !== 'engine' || m.arrived === null || drawn.sent_at_ms === undefined) continue;
+        log.steps.push({
+          game: drawn.game,
+          ply: m.index + 1,
+          total: painted - moved,
+          server: drawn.sent_at_ms - moved,
+          wire: m.arrived - drawn.sent_at_ms,
+          parse: m.parsed - m.arrived,
+          draw: drawnAt - m.parsed,
+          wait: frameStart - drawnAt,
+          paint: painted - frameStart,
+        });
+      }
+    };
+    channel.port2.postMessage(null);
+  });
 }
 
 function module() {
@@ -160,6 +226,7 @@ function updateClocks() {
 
 function render() {
   if (!state) return;
+  drawnState = state;
   document.body.dataset.game = state.game;
   document.body.dataset.ply = String(state.moves.length);
   document.body.dataset.id = String(state.id);
@@ -167,11 +234,14 @@ function render() {
   const live = viewPly === null && !state.result;
   const fen = ply === 0 ? state.start : state.fens[ply - 1];
   const info = state.analysis && state.analysis.info;
-  const hint = live && info && info.ply === state.moves.length && info.pv && info.pv.length ? info.pv[0] : null;
+  // The first moves of the engine's line, with the side that plays each
+  // (the server replays them by the rules).
+  const sides = live && info && info.ply === state.moves.length && info.pv_sides ? info.pv_sides : [];
+  const pv = sides.map((side, n) => ({ move: info.pv[n], side, n }));
   const game = module();
   const view = {
     fen, start: state.start, moves: state.moves, movers: state.movers, ply,
-    legal: live ? state.legal : [], live, flipped, hint, lastMove: ply > 0 ? state.moves[ply - 1] : null,
+    legal: live ? state.legal : [], live, flipped, pv, lastMove: ply > 0 ? state.moves[ply - 1] : null,
     side: sideAt(ply), secrets: state.secrets, personSide: personSide(),
     showAllSecrets: !personSide() || !!state.result, options: state.options, t,
     play: (text) => {
@@ -186,7 +256,7 @@ function render() {
   // Redraw the board only when what it shows changed: analysis updates
   // arrive many times a second, and a board replaced between a person's
   // mouse-down and mouse-up would lose the click.
-  const key = JSON.stringify([state.id, fen, ply, view.legal, live, flipped, hint, state.secrets, lang, selectionEpoch]);
+  const key = JSON.stringify([state.id, fen, ply, view.legal, live, flipped, pv, state.secrets, lang, selectionEpoch]);
   if (key !== boardKey) {
     boardKey = key;
     const drawn = game.draw(view);
@@ -209,9 +279,24 @@ function render() {
   renderMoves(ply);
   renderGraph(ply);
   renderAnalysis();
-  if (document.activeElement !== $('fen')) $('fen').value = fen;
+  measure(wallNow());
+  // The board editor of the set-up, for the games that have one.
+  if (!game.editor && !$('editor').hidden) {
+    $('editor').hidden = true;
+    $('editor').replaceChildren();
+  }
+  $('edit').hidden = !game.editor;
+  $('edit').textContent = t($('editor').hidden ? 'editBoard' : 'closeEditor');
+  // The position string follows the board when its position changes,
+  // unless the person is editing it (by hand or with the board editor);
+  // what they typed stays until then.
+  if (fen !== shownFen && document.activeElement !== $('fen') && $('editor').hidden) {
+    $('fen').value = fen;
+    shownFen = fen;
+  }
   $('pgn').classList.toggle('disabled', !state.result);
-  $('takeback').disabled = state.moves.length === 0;
+  // Moves played for a person are taken back with the move before them.
+  $('takeback').disabled = !state.forced.includes(false);
   $('resign').disabled = !!state.result || !state.players.some((p) => p.kind === 'person');
   $('rules').textContent = RULES[state.game][lang];
   $('analyse').textContent = state.analysis ? t('stopAnalysis') : t('startAnalysis');
@@ -245,6 +330,14 @@ function renderSummary(game, fen, ply) {
     if (ply > 0 && state.movers[ply - 1] === side && state.game === 'dots') line = `${side} ${t('again')}`;
     parts.push(line);
   }
+  // A move played for the person (a pass, a due substitution, a turn's
+  // end) is said where they look, not only in the move list.
+  const forced = [];
+  const person = (i) => state.players[state.movers[i] === 'x' ? 0 : 1].kind === 'person';
+  for (let i = ply - 1; i >= 0 && (state.forced[i] || !person(i)); i--) {
+    if (state.forced[i]) forced.unshift(`${state.movers[i]} ${state.moves[i]}`);
+  }
+  if (forced.length) parts.push(`${forced.join(', ')}: ${t('forcedNote')}`);
   if (viewPly !== null) parts.push(`${t('view')} ${ply}/${state.moves.length} — ${t('live')}: →/End`);
   $('summary').textContent = parts.join(' — ');
 }
@@ -272,41 +365,73 @@ function renderResult() {
   node.textContent = `${t('result')}: ${winner === 'draw' ? t('draw') : `${winner} ${t('wins')}`} — ${reasonText(reason)}`;
 }
 
+let listed = { id: null, items: [], marks: '', current: -1 }; // what the move list shows
+
+/** The move list: items are added and removed as moves are, rather than
+ * rebuilt after every move (a long CTOR game has hundreds). */
 function renderMoves(ply) {
   const list = $('moves');
-  const items = state.moves.map((m, i) => {
+  const marks = state.review ? state.review.marks : [];
+  const marksKey = JSON.stringify([marks, lang]);
+  if (listed.id !== state.id || listed.marks !== marksKey) {
+    listed = { id: state.id, items: [], marks: marksKey, current: -1 };
+    list.replaceChildren();
+  }
+  // Keep the items that still show the same move.
+  let keep = 0;
+  const text = (i) => `${state.movers[i]} ${state.moves[i]}${state.forced[i] ? ' *' : ''}`;
+  while (keep < listed.items.length && keep < state.moves.length && listed.items[keep].dataset.text === text(keep)) keep++;
+  for (const item of listed.items.splice(keep)) item.remove();
+  for (let i = keep; i < state.moves.length; i++) {
     const item = document.createElement('li');
+    item.dataset.text = text(i);
     const number = document.createElement('span');
     number.className = 'n';
     number.textContent = `${i + 1}.`;
-    item.append(number, ` ${state.movers[i]} ${m}`);
+    item.append(number, ` ${state.movers[i]} ${state.moves[i]}`);
+    if (state.forced[i]) {
+      // Played by the server: the rules left no choice.
+      item.classList.add('forced');
+      item.title = t('forcedNote');
+      const tag = document.createElement('span');
+      tag.className = 'forced-tag';
+      tag.textContent = ` (${t('forced')})`;
+      item.appendChild(tag);
+    }
     const score = state.scores[i];
     if (score) item.title = formatScore(score);
-    const mark = state.review && state.review.marks[i];
+    const mark = marks[i];
     if (mark) {
       const badge = document.createElement('span');
       badge.className = `mark mark-${mark.length === 2 && mark[1] === '!' ? 'inaccuracy' : mark === '?' ? 'mistake' : 'blunder'}`;
       badge.textContent = mark;
       item.appendChild(badge);
     }
-    item.classList.toggle('current', i === ply - 1);
     item.addEventListener('click', () => {
       viewPly = i + 1 === state.moves.length ? null : i + 1;
       render();
     });
-    return item;
-  });
-  list.replaceChildren(...items);
+    listed.items.push(item);
+    list.appendChild(item);
+  }
+  const current = ply - 1;
+  const item = listed.items[current];
+  if (current === listed.current && (!item || item.classList.contains('current'))) return;
+  if (listed.items[listed.current]) listed.items[listed.current].classList.remove('current');
+  listed.current = current;
+  if (!item) return;
+  item.classList.add('current');
   // Keep the current move in sight by scrolling the list alone (moving
-  // the page to the list after every move would hide the board on a
-  // phone).
-  const current = list.querySelector('.current');
-  if (current) {
-    const top = current.offsetTop;
-    if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
+  // the page to the list would hide the board on a phone), at the start
+  // of the coming frame: measuring the list now would lay the page out
+  // once more before that frame does.
+  requestAnimationFrame(() => {
+    if (!item.isConnected) return;
+    const top = item.offsetTop;
+    if (top < list.scrollTop || top + item.offsetHeight > list.scrollTop + list.clientHeight) {
       list.scrollTop = Math.max(0, top - list.clientHeight / 2);
     }
-  }
+  });
 }
 
 function renderGraph(ply) {
@@ -353,7 +478,7 @@ function renderAnalysis() {
     [t('score'), formatScore(info.score)],
     [t('nodes'), info.nodes ?? ''],
     [t('nps'), info.nps ?? ''],
-    [t('pv'), (info.pv || []).join(' ')],
+    [t('pv'), lineText(info)],
   ];
   const solved = /solved: (win|loss|draw)(?:.*final margin (-?\d+))?/.exec(info.string || '');
   if (solved) {
@@ -375,11 +500,33 @@ function renderAnalysis() {
     const key = document.createElement('span');
     key.textContent = k;
     const value = document.createElement('span');
-    value.textContent = String(v);
+    if (v instanceof Node) value.appendChild(v);
+    else value.textContent = String(v);
     row.append(key, value);
     return row;
   }));
   box.dataset.updates = String(a.updates);
+}
+
+/** The engine's line as text, its moves drawn on the board numbered and
+ * coloured as there. */
+function lineText(info) {
+  const line = document.createDocumentFragment();
+  const sides = info.ply === state.moves.length ? info.pv_sides || [] : [];
+  (info.pv || []).forEach((move, n) => {
+    if (n > 0) line.append(' ');
+    if (n >= sides.length) {
+      line.append(move);
+      return;
+    }
+    const item = document.createElement('span');
+    item.className = `pv-text pv-text-${sides[n]}`;
+    const number = document.createElement('sup');
+    number.textContent = String(n + 1);
+    item.append(number, move);
+    line.append(item);
+  });
+  return line;
 }
 
 function applyLanguage() {
@@ -491,6 +638,27 @@ function newGameRequest(fen) {
   return request;
 }
 
+/** Opens the set-up's board editor on the position shown, or closes it. */
+function toggleEditor() {
+  if (!$('editor').hidden) {
+    closeEditor();
+    return;
+  }
+  const game = module();
+  if (!game.editor) return;
+  $('editor').replaceChildren(game.editor($('fen').value, (fen) => { $('fen').value = fen; }, t));
+  $('editor').hidden = false;
+  render();
+}
+
+function closeEditor() {
+  if ($('editor').hidden) return;
+  $('editor').hidden = true;
+  $('editor').replaceChildren();
+  shownFen = null; // the position string shows the board again
+  render();
+}
+
 function walk(delta) {
   if (!state) return;
   const current = viewPly === null ? state.moves.length : viewPly;
@@ -501,7 +669,10 @@ function walk(delta) {
 
 function connect() {
   const events = new EventSource('/api/events');
-  events.onmessage = (event) => accept(JSON.parse(event.data));
+  events.onmessage = (event) => {
+    const arrived = wallNow();
+    accept(JSON.parse(event.data), arrived);
+  };
   events.onopen = () => { $('status').textContent = ''; };
   events.onerror = () => { $('status').textContent = '⚠'; };
 }
@@ -531,13 +702,17 @@ async function init() {
       $('fen').select();
     }
   });
+  $('edit').addEventListener('click', toggleEditor);
   $('set').addEventListener('click', () => {
     // The position string is the current game's, so are the options.
     if (state && $('game').value !== state.game) {
       $('game').value = state.game;
       updateOptions();
     }
-    post('/api/new', newGameRequest($('fen').value));
+    post('/api/new', newGameRequest($('fen').value)).then((next) => {
+      // Set up: the board shows it now. Refused: the editor stays open.
+      if (next) closeEditor();
+    });
   });
   $('analyse').addEventListener('click', () => {
     post('/api/analysis', { engine: state && state.analysis ? null : engineChoice('engine-a') });

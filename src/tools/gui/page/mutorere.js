@@ -59,10 +59,12 @@ export function draw(view) {
     if (move && view.live) group.addEventListener('click', () => view.play(move));
     svg.appendChild(group);
   });
-  if (view.hint && view.hint.length === 2) {
-    const [x1, y1] = position(view.hint[0], view.flipped);
-    const [x2, y2] = position(view.hint[1], view.flipped);
-    svg.appendChild(arrow(x1, y1, x2, y2, 6));
+  // The engine's line, a numbered arrow per move.
+  for (const step of view.pv) {
+    if (step.move.length !== 2) continue;
+    const [x1, y1] = position(step.move[0], view.flipped);
+    const [x2, y2] = position(step.move[1], view.flipped);
+    svg.appendChild(arrow(x1, y1, x2, y2, 6, step));
   }
   return { svg };
 }

@@ -1,7 +1,7 @@
 // Nim: each heap is a column of objects; clicking an object takes it and
 // every object above it. A heap and count form does the same for heaps too
 // tall to draw.
-import { el, board, fields } from './svg.js';
+import { el, board, badge, lineMark, fields } from './svg.js';
 
 const COLUMN = 64;
 const STONE = 34;
@@ -28,7 +28,7 @@ export function draw(view) {
   const h = tallest * STONE + 60;
   const svg = board(w, h, 'Nim');
   const legal = new Set(view.legal);
-  const hint = /^(\d+):(\d+)$/.exec(view.hint || '');
+  const line = lineMarks(view.pv, heaps);
   heaps.forEach((size, index) => {
     const heap = index + 1;
     const column = view.flipped ? heaps.length - 1 - index : index;
@@ -41,10 +41,10 @@ export function draw(view) {
       const count = drawn - k;
       const text = `${heap}:${count}`;
       const y = h - 40 - k * STONE - STONE / 2;
-      const hinted = hint && Number(hint[1]) === heap && count <= Number(hint[2]);
+      const step = line.get(`${heap}:${k}`);
       const stone = el('circle', {
         cx: x, cy: y, r: STONE * 0.42,
-        class: `stone${hinted ? ' hint' : ''}${legal.has(text) ? ' playable' : ''}`,
+        class: `stone${step ? ' ' + lineMark(step) : ''}${legal.has(text) ? ' playable' : ''}`,
         'data-move': text, 'data-heap': heap, 'data-count': count,
       });
       if (legal.has(text) && view.live) {
@@ -53,6 +53,8 @@ export function draw(view) {
         stone.addEventListener('mouseleave', () => mark(group, count, false));
       }
       group.appendChild(stone);
+      // The move's number beside the top object it takes.
+      if (step && !line.has(`${heap}:${k}:${step.n}`)) group.appendChild(badge(x + STONE * 0.62, y, step));
     }
     const label = el('text', { x, y: h - 14, class: 'coord heap-label' });
     label.textContent = size > BigInt(MAX_DRAWN) ? `#${heap}: ${size}` : `#${heap} (${size})`;
@@ -60,6 +62,29 @@ export function draw(view) {
     svg.appendChild(group);
   });
   return { svg, panel: form(view, heaps) };
+}
+
+/**
+ * The objects each move of the engine's line takes: `heap:k` (k from the
+ * bottom, as drawn) to its move, and `heap:k:n` for every object but the
+ * top one a move takes (so that only the top one is numbered).
+ */
+function lineMarks(pv, heaps) {
+  const marks = new Map();
+  const left = heaps.map((h) => Number(h > BigInt(MAX_DRAWN) ? MAX_DRAWN : h));
+  for (const step of pv) {
+    const m = /^(\d+):(\d+)$/.exec(step.move);
+    if (!m || left[Number(m[1]) - 1] === undefined) continue;
+    const heap = Number(m[1]);
+    const top = left[heap - 1];
+    const bottom = Math.max(0, top - Number(m[2]));
+    for (let k = bottom; k < top; k++) {
+      marks.set(`${heap}:${k}`, step);
+      if (k > bottom) marks.set(`${heap}:${k - 1}:${step.n}`, step);
+    }
+    left[heap - 1] = bottom;
+  }
+  return marks;
 }
 
 /** Highlights the objects a click would take (the top `count`). */

@@ -86,18 +86,21 @@ export function draw(view) {
     const row = view.flipped ? height - 1 - i : i;
     svg.appendChild(text(12, i * CELL + CELL / 2 + 5, String(height - row)));
   }
-  const hint = view.hint || '';
-  const squares = hint.match(/[a-z]\d/g) || [];
-  if (hint.startsWith('@') && squares[0]) {
-    const [x, y] = centre(squares[0]);
-    svg.appendChild(hintRing(x, y, CELL * 0.44));
-  } else if (squares.length >= 2) {
-    const [x1, y1] = centre(squares[0]);
-    const [x2, y2] = centre(squares[1]);
-    svg.appendChild(arrow(x1, y1, x2, y2, 6));
-    if (squares[2]) {
-      const [x, y] = centre(squares[2]);
-      svg.appendChild(hintRing(x, y, CELL * 0.44));
+  // The engine's line: drops as rings, steps and jumps as arrows, a
+  // stone removed after a capture as a ring with the same number.
+  for (const step of view.pv) {
+    const squares = step.move.match(/[a-z]\d/g) || [];
+    if (step.move.startsWith('@') && squares[0]) {
+      const [x, y] = centre(squares[0]);
+      svg.appendChild(hintRing(x, y, CELL * 0.44, step));
+    } else if (squares.length >= 2) {
+      const [x1, y1] = centre(squares[0]);
+      const [x2, y2] = centre(squares[1]);
+      svg.appendChild(arrow(x1, y1, x2, y2, 6, step));
+      if (squares[2]) {
+        const [x, y] = centre(squares[2]);
+        svg.appendChild(hintRing(x, y, CELL * 0.44, step));
+      }
     }
   }
   return { svg };
