@@ -143,6 +143,31 @@ pub struct SearchTuning {
     pub eval_scale: i32,
     /// How the time on a clock is spent.
     pub time: TimeTuning,
+    /// How the threads of a search share the work.
+    pub threads: ThreadTuning,
+}
+
+/// Lazy SMP with more than one thread (see `crate::search::alphabeta`):
+/// how far ahead helpers search and where threads split a node's moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadTuning {
+    /// Odd-numbered helpers search this many plies deeper than their
+    /// iteration count …
+    pub helper_ahead: u32,
+    /// … from this iteration on.
+    pub helper_ahead_from: u32,
+    /// Remaining depth from which a node's moves are marked while searched,
+    /// so that another thread defers them.
+    pub defer_min_depth: i32,
+}
+
+impl ThreadTuning {
+    /// The values measured by hand before the SPSA tool (issue 53).
+    pub const DEFAULT: ThreadTuning = ThreadTuning {
+        helper_ahead: 1,
+        helper_ahead_from: 3,
+        defer_min_depth: 3,
+    };
 }
 
 /// Time management on a clock (not with `movetime`, which is the GUI's
@@ -210,6 +235,7 @@ impl SearchTuning {
         continuation_history: true,
         eval_scale: 100,
         time: TimeTuning::DEFAULT,
+        threads: ThreadTuning::DEFAULT,
     };
 
     /// Conservative defaults for a game with a hand-written evaluation of
@@ -249,6 +275,7 @@ impl SearchTuning {
         continuation_history: true,
         eval_scale: 100,
         time: TimeTuning::DEFAULT,
+        threads: ThreadTuning::DEFAULT,
     };
 }
 
@@ -389,6 +416,9 @@ pub static TUNABLES: &[Tunable] = &[
     always!("tm_falling_divisor", 20..=2000, step 20, time.falling_divisor),
     always!("tm_falling_max", 100..=400, step 10, time.falling_max_percent),
     always!("tm_effort", 80..=300, step 8, time.effort_percent),
+    always!("smp_helper_ahead", 0..=4, step 1, threads.helper_ahead),
+    always!("smp_helper_ahead_from", 1..=16, step 1, threads.helper_ahead_from),
+    always!("smp_defer_depth", 1..=16, step 1, threads.defer_min_depth),
 ];
 
 impl SearchTuning {

@@ -7,7 +7,7 @@ use agon::search::alphabeta::AlphaBeta;
 use agon::search::{Limits, MATE_BOUND, is_proven};
 use agon::tuning::{
     DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning, SingularExtension,
-    TimeTuning,
+    ThreadTuning, TimeTuning,
 };
 use std::collections::HashMap;
 
@@ -226,6 +226,7 @@ const AGGRESSIVE: SearchTuning = SearchTuning {
     continuation_history: true,
     eval_scale: 100,
     time: TimeTuning::DEFAULT,
+    threads: ThreadTuning::DEFAULT,
 };
 
 /// Checks every position of the toy game: the proven value equals brute

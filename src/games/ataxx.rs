@@ -15,7 +15,8 @@ use crate::game::{
     parse_counter, split_fields, zobrist_keys,
 };
 use crate::tuning::{
-    DepthMargin, LateMovePruning, LateMoveReductions, SearchTuning, SingularExtension, TimeTuning,
+    DepthMargin, LateMovePruning, LateMoveReductions, SearchTuning, SingularExtension,
+    ThreadTuning, TimeTuning,
 };
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Write as _;
@@ -367,6 +368,7 @@ const SEARCH_TUNING: SearchTuning = SearchTuning {
     continuation_history: false,
     eval_scale: 100,
     time: TimeTuning::DEFAULT,
+    threads: ThreadTuning::DEFAULT,
 };
 
 /// The image of every square under the eight symmetries of the board

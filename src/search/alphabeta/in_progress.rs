@@ -19,7 +19,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Slots in the table (a power of two): far more than the nodes with
-/// [`super::node::DEFER_MIN_DEPTH`] left that a few threads are inside at
+/// `ThreadTuning::defer_min_depth` (3) left that a few threads are inside at
 /// once.
 const SLOTS: usize = 1 << 14;
 

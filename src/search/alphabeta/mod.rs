@@ -248,9 +248,10 @@ struct TimeState<M> {
 
 /// One thread's iterative deepening. The main thread (`report` given)
 /// decides when to stop; a helper with number `helper` > 0 searches until
-/// the main thread finishes. Odd-numbered helpers search one ply deeper
-/// than their iteration count from the third iteration on (so with two
-/// threads the helper is always one ply ahead of the main thread).
+/// the main thread finishes. Odd-numbered helpers search deeper than their
+/// iteration count (by default one ply from the third iteration on, so
+/// with two threads the helper is always one ply ahead of the main thread;
+/// see `ThreadTuning`).
 fn iterate<G: Game>(
     worker: &mut Worker<G>,
     ctx: &Context,
@@ -277,8 +278,9 @@ fn iterate<G: Game>(
     };
     let mut depth = 1;
     while depth <= max_depth {
-        let search_depth = if helper % 2 == 1 && depth > 2 {
-            (depth + 1).min(max_depth)
+        let smp = &ctx.tuning.threads;
+        let search_depth = if helper % 2 == 1 && depth >= smp.helper_ahead_from {
+            (depth + smp.helper_ahead).min(max_depth)
         } else {
             depth
         };

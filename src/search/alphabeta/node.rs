@@ -35,9 +35,6 @@ const KILLER_KEY: i64 = 1 << 40;
 const COUNTER_KEY: i64 = 1 << 39;
 /// Weight of the game's move hint against history scores when ordering.
 const HINT_WEIGHT: i64 = 64;
-/// Remaining depth from which a node's moves are marked while searched and
-/// a move another thread is searching is deferred (see [`InProgress`]).
-pub const DEFER_MIN_DEPTH: i32 = 3;
 
 /// What every thread of one search shares.
 pub struct Context<'a> {
@@ -541,7 +538,10 @@ impl<G: Game> Worker<G> {
         let mut searched = 0usize;
         let mut skip_quiets = false;
         let excluded = self.frames[ply].excluded;
-        let in_progress = ctx.in_progress.filter(|_| depth >= DEFER_MIN_DEPTH);
+        // From this depth on a node's moves are marked while searched, and
+        // a move another thread is searching is deferred.
+        let defer_from = ctx.tuning.threads.defer_min_depth;
+        let in_progress = ctx.in_progress.filter(|_| depth >= defer_from);
         let mut deferred = std::mem::take(&mut self.frames[ply].deferred);
         deferred.clear();
         let (mut next, mut next_deferred) = (0, 0);
