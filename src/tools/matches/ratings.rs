@@ -160,16 +160,20 @@ pub fn ratings(table: &Crosstable, anchor: Anchor) -> (Vec<Rating>, bool) {
                 .filter(|&j| active[j])
                 .fold((0.0, 0.0), |(s, g), j| (s + points(i, j), g + games(i, j)))
         };
-        let extreme = (0..n).filter(|&i| active[i]).find_map(|i| {
-            let (s, g) = among(i, &active);
-            if s <= 0.0 {
-                Some((i, f64::NEG_INFINITY))
-            } else if s >= g {
-                Some((i, f64::INFINITY))
-            } else {
-                None
-            }
-        });
+        // The top first: with results in a strict order (every player
+        // beat everyone below it) each is set aside in turn, best first,
+        // and the last is rated alone.
+        let extreme = [f64::INFINITY, f64::NEG_INFINITY]
+            .into_iter()
+            .find_map(|value| {
+                (0..n)
+                    .filter(|&i| active[i])
+                    .find(|&i| {
+                        let (s, g) = among(i, &active);
+                        g > 0.0 && if value > 0.0 { s >= g } else { s <= 0.0 }
+                    })
+                    .map(|i| (i, value))
+            });
         match extreme {
             Some((i, value)) => {
                 elo[i] = value;
@@ -178,11 +182,22 @@ pub fn ratings(table: &Crosstable, anchor: Anchor) -> (Vec<Rating>, bool) {
             None => break,
         }
     }
-    rated.extend((0..n).filter(|&i| active[i]));
+    // Players without a game among those left have nothing to be rated
+    // by (unless one alone is left: it is then the one finite rating).
+    let left: Vec<usize> = (0..n).filter(|&i| active[i]).collect();
+    for &i in &left {
+        let alone = (0..n).all(|j| !active[j] || games(i, j) == 0.0);
+        if alone && left.len() > 1 {
+            elo[i] = f64::NAN;
+        } else {
+            rated.push(i);
+        }
+    }
     // Minorisation–maximisation on gamma = 10^(r / 400).
     let mut gamma = vec![1.0f64; n];
-    let mut converged = rated.is_empty();
-    for _ in 0..200_000 {
+    // One player alone is at 0 with nothing to iterate.
+    let mut converged = rated.len() < 2;
+    for _ in 0..if converged { 0 } else { 200_000 } {
         let mut change = 0.0f64;
         for &i in &rated {
             let s: f64 = rated.iter().map(|&j| points(i, j)).sum();
@@ -381,7 +396,14 @@ impl Standings {
             let e = self.ratings[i].elo;
             if e.is_nan() { f64::NEG_INFINITY } else { e }
         };
-        order.sort_by(|&a, &b| key(b).total_cmp(&key(a)).then(a.cmp(&b)));
+        // Infinite ratings tie; their points order them.
+        let points = |i: usize| self.table.total(i).points();
+        order.sort_by(|&a, &b| {
+            key(b)
+                .total_cmp(&key(a))
+                .then(points(b).total_cmp(&points(a)))
+                .then(a.cmp(&b))
+        });
         order
     }
 
@@ -650,6 +672,32 @@ mod tests {
         assert_eq!(json["players"][2]["elo"], "-inf");
         assert_eq!(json["players"][3]["elo"], serde_json::Value::Null);
         assert_eq!(json["games"], 9);
+    }
+
+    /// Results in a strict order (each player beat everyone below it):
+    /// no finite maximum; the players above the last are +inf, ranked by
+    /// their points, and the last is the finite one.
+    #[test]
+    fn a_strict_order_is_set_aside_from_the_top() {
+        let t = table(
+            4,
+            &[
+                (0, 1, 2, 0, 0),
+                (0, 2, 2, 0, 0),
+                (3, 0, 2, 0, 0),
+                (2, 1, 2, 0, 0),
+                (3, 1, 2, 0, 0),
+                (3, 2, 2, 0, 0),
+            ],
+        );
+        let standings = Standings::new(t, Anchor::First);
+        let elo: Vec<f64> = standings.ratings.iter().map(|r| r.elo).collect();
+        assert_eq!(elo, [f64::INFINITY, 0.0, f64::INFINITY, f64::INFINITY]);
+        assert_eq!(standings.ranking(), [3, 0, 2, 1]);
+        assert_eq!(
+            effective_anchor(&standings.ratings, Anchor::First),
+            Anchor::Mean
+        );
     }
 
     #[test]
