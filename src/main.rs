@@ -7,7 +7,7 @@ use agon::search::perft;
 use agon::tools;
 use agon::tools::analyse;
 use agon::tools::matches::adjudication::{Adjudication, DrawRule, ResignRule};
-use agon::tools::matches::ratings::Anchor;
+use agon::tools::matches::ratings::{Anchor, parse_prior_draws};
 use agon::tools::matches::tournament::{self, Format, TournamentConfig};
 use agon::tools::matches::{self, MatchConfig, TimeControl, spec::PlayerSpec, stats::Sprt};
 use clap::{Args, Parser, Subcommand};
@@ -335,6 +335,11 @@ struct MatchArgs {
     /// Which tournament rating is 0: first (the first player's) or mean.
     #[arg(long, default_value = "first")]
     anchor: String,
+    /// Virtual draws added to every tournament pairing for the ratings
+    /// (BayesElo's prior is 2); 0, the default, is the plain maximum
+    /// likelihood, infinite for a player who won or lost every game.
+    #[arg(long, default_value = "0", value_name = "D")]
+    prior_draws: String,
     /// Fixed time per move in ms (a late answer loses after a margin of
     /// one second plus a fifth of the move time).
     #[arg(long, conflicts_with_all = ["tc", "preset"])]
@@ -765,6 +770,7 @@ fn run_tournament(args: &MatchArgs) -> Result<Ended, String> {
         games_per_pairing: args.games_per_pairing,
         standings: args.standings.clone(),
         anchor: Anchor::parse(&args.anchor)?,
+        prior_draws: parse_prior_draws(&args.prior_draws)?,
     };
     let report = tournament::run_tournament(&config, &mut std::io::stdout().lock())?;
     Ok(if report.interrupted {
@@ -796,6 +802,7 @@ fn run_replay(args: &MatchArgs, paths: &[PathBuf]) -> Result<(), String> {
             pgn: args.pgn.clone(),
             standings: args.standings.clone(),
             anchor: Anchor::parse(&args.anchor)?,
+            prior_draws: parse_prior_draws(&args.prior_draws)?,
         };
         return tournament::merge(&config, &mut std::io::stdout().lock()).map(|_| ());
     }

@@ -38,6 +38,7 @@ fn nim_tournament(spec_texts: &[&str]) -> TournamentConfig {
         games_per_pairing: None,
         standings: None,
         anchor: Anchor::First,
+        prior_draws: 0.0,
     }
 }
 
@@ -293,6 +294,7 @@ fn shards_merge_into_the_whole_and_mismatches_are_refused() {
             pgn: None,
             standings: Some(dir.join("merged.json")),
             anchor: Anchor::First,
+            prior_draws: 0.0,
         };
         let mut out = Vec::new();
         merge(&config, &mut out).map(|s| (s, String::from_utf8(out).expect("utf-8")))
@@ -395,6 +397,8 @@ fn the_command_line_runs_merges_and_refuses_bad_tournaments() {
         (vec!["--games-per-pairing", "3"], "must be even"),
         (vec!["--tournament", "swiss"], "round-robin or gauntlet"),
         (vec!["--anchor", "median"], "first or mean"),
+        (vec!["--prior-draws=-1"], "0 or more"),
+        (vec!["--prior-draws", "many"], "0 or more"),
         (vec!["--player-option", "4:Hash=1"], "I from 1 to 3"),
         (vec!["--player-option", "1:Hash=1"], "built-in player"),
         (vec!["--rounds", "0"], "at least 1"),

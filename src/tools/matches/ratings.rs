@@ -13,6 +13,10 @@
 //! players the difference is exactly `agon match`'s Elo figure,
 //! `−400 log10(1/score − 1)`.
 //!
+//! `--prior-draws D` adds `D` virtual draws to every pair that played (as
+//! BayesElo's prior of two draws), which keeps every rating finite; by
+//! default there are none and the ratings are the plain maximum.
+//!
 //! A player who scored every point (or none) of its games has an infinite
 //! rating; it is set aside and the others are rated among themselves.
 //! Ratings are shifted so that the first player (or the mean of the
@@ -34,6 +38,16 @@ pub enum Anchor {
     First,
     /// The mean of the finite ratings.
     Mean,
+}
+
+/// Parses `--prior-draws`: a number of virtual draws, 0 or more.
+pub fn parse_prior_draws(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(d) if d.is_finite() && d >= 0.0 => Ok(d),
+        _ => Err(format!(
+            "--prior-draws takes a number of draws, 0 or more, not '{text}'"
+        )),
+    }
 }
 
 impl Anchor {
@@ -137,13 +151,23 @@ pub struct Rating {
 }
 
 /// Maximum-likelihood ratings of the crosstable's players (see the module
-/// documentation), with the anchor's rating at 0, and whether the
+/// documentation), with the anchor's rating at 0 (and `prior_draws`
+/// virtual draws added to every pair that played, 0 for the plain
+/// maximum), and whether the
 /// iteration converged (it does unless some group of players scored every
 /// point against the rest).
-pub fn ratings(table: &Crosstable, anchor: Anchor) -> (Vec<Rating>, bool) {
+pub fn ratings(table: &Crosstable, anchor: Anchor, prior_draws: f64) -> (Vec<Rating>, bool) {
     let n = table.names.len();
-    let points = |i: usize, j: usize| table.cells[i][j].points();
-    let games = |i: usize, j: usize| f64::from(table.cells[i][j].games());
+    // The prior's virtual draws go to every pair that played.
+    let prior = |i: usize, j: usize| {
+        if table.cells[i][j].games() > 0 {
+            prior_draws
+        } else {
+            0.0
+        }
+    };
+    let points = |i: usize, j: usize| table.cells[i][j].points() + prior(i, j) / 2.0;
+    let games = |i: usize, j: usize| f64::from(table.cells[i][j].games()) + prior(i, j);
     // Set aside, one at a time, players who scored all or nothing among
     // those still rated: their ratings are infinite.
     let mut elo = vec![0.0; n];
@@ -374,18 +398,34 @@ pub struct Standings {
     pub anchor: Anchor,
     /// Whether the likelihood's maximum was found.
     pub converged: bool,
+    /// Virtual draws added to every pair that played (0: none).
+    pub prior_draws: f64,
 }
 
 impl Standings {
     /// The standings of a crosstable.
-    pub fn new(table: Crosstable, anchor: Anchor) -> Standings {
-        let (ratings, converged) = ratings(&table, anchor);
+    pub fn new(table: Crosstable, anchor: Anchor, prior_draws: f64) -> Standings {
+        let (ratings, converged) = ratings(&table, anchor, prior_draws);
         Standings {
             table,
             ratings,
             anchor,
             converged,
+            prior_draws,
         }
+    }
+
+    /// How the ratings were computed, for the printed header.
+    fn method_text(&self) -> String {
+        let prior = if self.prior_draws > 0.0 {
+            format!(
+                ", {} virtual draws added to each pairing that played",
+                self.prior_draws
+            )
+        } else {
+            String::new()
+        };
+        format!("Elo, {}{prior}", self.anchor_text())
     }
 
     /// Players by rating, best first (ties, and unrated players last, in
@@ -426,9 +466,9 @@ impl Standings {
             .unwrap_or(4)
             .max(4);
         let mut lines = vec![format!(
-            "Ratings by maximum likelihood over {} games (Elo, {}; +/- is a 95 % interval from the likelihood's curvature){}",
+            "Ratings by maximum likelihood over {} games ({}; +/- is a 95 % interval from the likelihood's curvature){}",
             table.games(),
-            self.anchor_text(),
+            self.method_text(),
             if self.converged {
                 ""
             } else {
@@ -543,6 +583,7 @@ impl Standings {
                 "anchor": self.anchor_text(),
                 "margin": "95 % interval, 1.96 standard errors from the log-likelihood's curvature",
                 "converged": self.converged,
+                "prior_draws": self.prior_draws,
             },
             "players": players,
         })
@@ -594,7 +635,7 @@ mod tests {
             (10, 10, 5),
             (3, 7, 2),
         ] {
-            let (r, converged) = ratings(&table(2, &[(0, 1, w, l, d)]), Anchor::First);
+            let (r, converged) = ratings(&table(2, &[(0, 1, w, l, d)]), Anchor::First, 0.0);
             assert!(converged);
             let elo = Score::new(w, l, d).elo();
             assert_eq!(r[0].elo, 0.0);
@@ -606,7 +647,7 @@ mod tests {
             assert!(close(r[1].margin, 1.96 / (k * (n * p * (1.0 - p)).sqrt())));
             assert_eq!(r[0].margin, 0.0);
             // Mean anchor: ±half the difference, each with half the margin.
-            let (m, _) = ratings(&table(2, &[(0, 1, w, l, d)]), Anchor::Mean);
+            let (m, _) = ratings(&table(2, &[(0, 1, w, l, d)]), Anchor::Mean, 0.0);
             assert!(close(m[0].elo, elo / 2.0) && close(m[1].elo, -elo / 2.0));
             assert!(close(m[0].margin, r[1].margin / 2.0));
         }
@@ -619,11 +660,11 @@ mod tests {
     #[test]
     fn a_consistent_triangle_is_rated_by_hand() {
         let t = table(3, &[(0, 1, 3, 1, 2), (1, 2, 4, 2, 0), (0, 2, 3, 0, 2)]);
-        let (r, converged) = ratings(&t, Anchor::First);
+        let (r, converged) = ratings(&t, Anchor::First, 0.0);
         assert!(converged);
         let step = 400.0 * 2f64.log10();
         assert!(close(r[0].elo, 0.0) && close(r[1].elo, -step) && close(r[2].elo, -2.0 * step));
-        let (m, _) = ratings(&t, Anchor::Mean);
+        let (m, _) = ratings(&t, Anchor::Mean, 0.0);
         assert!(close(m[0].elo, step) && close(m[1].elo, 0.0) && close(m[2].elo, -step));
     }
 
@@ -632,7 +673,7 @@ mod tests {
     #[test]
     fn a_chain_is_two_matches() {
         let t = table(3, &[(0, 1, 3, 1, 0), (1, 2, 5, 1, 2)]);
-        let (r, _) = ratings(&t, Anchor::First);
+        let (r, _) = ratings(&t, Anchor::First, 0.0);
         let first = elo_from_score(0.75);
         let second = elo_from_score(6.0 / 8.0);
         assert!(close(r[1].elo, -first));
@@ -649,7 +690,7 @@ mod tests {
     #[test]
     fn a_cycle_of_equal_wins_is_level() {
         let t = table(3, &[(0, 1, 3, 1, 0), (1, 2, 3, 1, 0), (2, 0, 3, 1, 0)]);
-        let (r, _) = ratings(&t, Anchor::First);
+        let (r, _) = ratings(&t, Anchor::First, 0.0);
         assert!(r.iter().all(|x| close(x.elo, 0.0)), "{r:?}");
     }
 
@@ -658,12 +699,12 @@ mod tests {
         // p2 lost every game; p0 and p1 are rated between themselves; p3
         // never played.
         let t = table(4, &[(0, 1, 2, 1, 1), (0, 2, 2, 0, 0), (1, 2, 3, 0, 0)]);
-        let (r, converged) = ratings(&t, Anchor::First);
+        let (r, converged) = ratings(&t, Anchor::First, 0.0);
         assert!(converged);
         assert!(close(r[1].elo, -elo_from_score(2.5 / 4.0)));
         assert_eq!(r[2].elo, f64::NEG_INFINITY);
         assert!(r[3].elo.is_nan());
-        let standings = Standings::new(t, Anchor::First);
+        let standings = Standings::new(t, Anchor::First, 0.0);
         assert_eq!(standings.ranking(), [0, 1, 2, 3]);
         let text = standings.lines().join("\n");
         assert!(text.contains("p0 at 0"), "{text}");
@@ -690,13 +731,29 @@ mod tests {
                 (3, 2, 2, 0, 0),
             ],
         );
-        let standings = Standings::new(t, Anchor::First);
+        let standings = Standings::new(t, Anchor::First, 0.0);
         let elo: Vec<f64> = standings.ratings.iter().map(|r| r.elo).collect();
         assert_eq!(elo, [f64::INFINITY, 0.0, f64::INFINITY, f64::INFINITY]);
         assert_eq!(standings.ranking(), [3, 0, 2, 1]);
         assert_eq!(
             effective_anchor(&standings.ratings, Anchor::First),
             Anchor::Mean
+        );
+    }
+
+    /// Two virtual draws turn a 4–0 into 5 of 6 points.
+    #[test]
+    fn a_prior_of_draws_keeps_ratings_finite() {
+        let t = table(3, &[(0, 1, 4, 0, 0), (1, 2, 1, 1, 0)]);
+        let (r, converged) = ratings(&t, Anchor::First, 2.0);
+        assert!(converged);
+        assert!(close(r[1].elo, -elo_from_score(5.0 / 6.0)));
+        assert!(close(r[2].elo, r[1].elo));
+        let standings = Standings::new(t, Anchor::First, 2.0);
+        assert!(standings.lines()[0].contains("2 virtual draws"));
+        assert_eq!(
+            standings.json(serde_json::Value::Null)["rating"]["prior_draws"],
+            2.0
         );
     }
 

@@ -93,6 +93,9 @@ pub struct TournamentConfig {
     pub standings: Option<PathBuf>,
     /// Which rating is 0.
     pub anchor: Anchor,
+    /// Virtual draws added to every pairing for the ratings (0: the plain
+    /// maximum likelihood).
+    pub prior_draws: f64,
 }
 
 /// The games of a tournament, computed rather than listed.
@@ -674,7 +677,14 @@ impl<'a, G: Game> TournamentRun<'a, G> {
                         lines.push(finished);
                     }
                     if report {
-                        lines.extend(Standings::new(table.clone(), self.config.anchor).lines());
+                        lines.extend(
+                            Standings::new(
+                                table.clone(),
+                                self.config.anchor,
+                                self.config.prior_draws,
+                            )
+                            .lines(),
+                        );
                     }
                     write_lines(out, &lines)
                 });
@@ -686,7 +696,7 @@ impl<'a, G: Game> TournamentRun<'a, G> {
             return Err(error);
         }
         let interrupted = self.interrupted() && played < remaining;
-        let standings = Standings::new(table, self.config.anchor);
+        let standings = Standings::new(table, self.config.anchor, self.config.prior_draws);
         let mut lines = Vec::new();
         if interrupted {
             lines.push(format!(
@@ -745,6 +755,8 @@ pub struct MergeConfig {
     pub standings: Option<PathBuf>,
     /// Which rating is 0.
     pub anchor: Anchor,
+    /// Virtual draws added to every pairing for the ratings.
+    pub prior_draws: f64,
 }
 
 /// The standings of one tournament's record files: every file must carry
@@ -797,7 +809,11 @@ pub fn merge(config: &MergeConfig, out: &mut dyn Write) -> Result<Standings, Str
             String::new()
         }
     )];
-    let standings = Standings::new(crosstable(&names, &records), config.anchor);
+    let standings = Standings::new(
+        crosstable(&names, &records),
+        config.anchor,
+        config.prior_draws,
+    );
     lines.extend(standings.lines());
     write_lines(out, &lines)?;
     let plan = Plan {
