@@ -613,8 +613,9 @@ impl<'a, G: Game> TournamentRun<'a, G> {
             }
         )];
         if !resumed.is_empty() {
+            let plural = if resumed.len() == 1 { "" } else { "s" };
             lines.push(format!(
-                "Resuming: {} games already recorded, {remaining} to play",
+                "Resuming: {} game{plural} already recorded, {remaining} to play",
                 resumed.len()
             ));
         }
@@ -699,8 +700,9 @@ impl<'a, G: Game> TournamentRun<'a, G> {
         let standings = Standings::new(table, self.config.anchor, self.config.prior_draws);
         let mut lines = Vec::new();
         if interrupted {
+            let plural = if played == 1 { "" } else { "s" };
             lines.push(format!(
-                "Tournament interrupted after {played} games; the games in progress were abandoned"
+                "Tournament interrupted after {played} game{plural}; the games in progress were abandoned"
             ));
         }
         lines.extend(standings.lines());
