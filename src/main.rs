@@ -121,6 +121,16 @@ enum Command {
     /// against person, engine against engine, or analyses; it can set the
     /// engines' options but never names a command.
     Gui(GuiArgs),
+    /// Tune engine options by SPSA over games (as OpenBench).
+    ///
+    /// Each iteration plays a pair of games (one opening, colours swapped)
+    /// between the engine with every parameter nudged one way and the
+    /// engine nudged the other way, and moves the parameters towards the
+    /// winner. The state is written after every pair; run the same command
+    /// (or just --state FILE with the time) to resume. `--write-params
+    /// FILE` writes a game's search parameters (`Tune.*`) as a --params
+    /// file: NAME, int, VALUE, MIN, MAX, C_END, R_END per line.
+    Tune(TuneArgs),
     /// Train an evaluation network from `agon datagen` files.
     ///
     /// Mini-batch Adam over all cores on the records of every --data file,
@@ -418,6 +428,77 @@ struct MatchArgs {
     handshake_timeout: u64,
 }
 
+/// Arguments of `agon tune`.
+#[derive(Args, Clone, Debug)]
+struct TuneArgs {
+    /// Game: ataxx, dots, nim, mutorere, yote or ctor.
+    #[arg(long, short)]
+    game: Option<String>,
+    /// A game option as NAME=VALUE (repeatable), e.g. --option Rules=standard.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// The parameters of a new run (NAME, int, VALUE, MIN, MAX, C_END, R_END).
+    #[arg(long)]
+    params: Option<PathBuf>,
+    /// Write the game's search parameters as a --params file (- for
+    /// standard output) and stop.
+    #[arg(long, value_name = "FILE")]
+    write_params: Option<PathBuf>,
+    /// Games in the whole run (two per SPSA iteration).
+    #[arg(long)]
+    games: Option<u64>,
+    /// Time per move in ms.
+    #[arg(long, conflicts_with = "tc")]
+    movetime: Option<u64>,
+    /// Clock BASE+INC in seconds, e.g. 8+0.08.
+    #[arg(long)]
+    tc: Option<String>,
+    /// Nodes per move (built-in engine), alone or on top of a time.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Pairs played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// The state file: written after every pair, resumed from when it exists.
+    #[arg(long)]
+    state: Option<PathBuf>,
+    /// The engine both sides are copies of: `agon[:key=value,…]` (built in)
+    /// or `ugi:COMMAND`/`uai:COMMAND`, as `agon match --p1`.
+    #[arg(long, default_value = "agon")]
+    engine: String,
+    /// An option for an external --engine, NAME=VALUE (repeatable).
+    #[arg(long = "engine-option", value_name = "NAME=VALUE")]
+    engine_options: Vec<String>,
+    /// Openings file (pair k plays line k, wrapping around).
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Seed of the perturbations and the games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Adjudicate after this many plies (see `agon match`).
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Print the values every N pairs.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    report_every: u64,
+    /// Stop after N pairs in this run (the state says where to go on).
+    #[arg(long, value_name = "N")]
+    pairs: Option<u64>,
+    /// Play part I of N of this round (iterations I, I+N, …); combine the
+    /// parts' states with --merge.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Combine the states of a round's shards into --state.
+    #[arg(long, num_args = 1.., value_name = "FILES")]
+    merge: Vec<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    no_progress: bool,
+    /// How long an external engine may take to answer `ugi`/`isready`, ms.
+    #[arg(long, default_value_t = 10_000)]
+    handshake_timeout: u64,
+}
+
 /// Arguments of `agon analyse`.
 #[derive(Args, Clone, Debug)]
 struct AnalyseArgs {
@@ -531,6 +612,7 @@ fn main() -> ExitCode {
         Some(Command::Analyse(args)) => run_analyse(&args),
         Some(Command::Openings(args)) => run_openings(&args),
         Some(Command::Gui(args)) => run_gui(&args),
+        Some(Command::Tune(args)) => run_tune(&args),
         Some(Command::Train(args)) => visit_game(&args.game.clone(), args).and_then(|r| r),
         Some(Command::Datagen(args)) => {
             let game = args.position.game().to_owned();
@@ -778,6 +860,35 @@ fn run_tournament(args: &MatchArgs) -> Result<Ended, String> {
     } else {
         Ended::Complete
     })
+}
+
+fn run_tune(args: &TuneArgs) -> Result<(), String> {
+    let command = tools::tune::command::TuneCommand {
+        game: args.game.clone(),
+        options: flag_pairs("--option", &args.options)?,
+        params: args.params.clone(),
+        write_params: args.write_params.clone(),
+        games: args.games,
+        movetime: args.movetime,
+        tc: args.tc.clone(),
+        nodes: args.nodes,
+        concurrency: args.concurrency,
+        state: args.state.clone(),
+        engine: args.engine.clone(),
+        engine_options: flag_pairs("--engine-option", &args.engine_options)?,
+        openings: args.openings.clone(),
+        seed: args.seed,
+        max_plies: args.max_plies,
+        report_every: args.report_every,
+        pairs: args.pairs,
+        shard: args.shard.clone(),
+        merge: args.merge.clone(),
+        progress: !args.no_progress && std::io::stderr().is_terminal(),
+        handshake_timeout_ms: args.handshake_timeout,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        stop: Some(matches::interrupt::install()),
+    };
+    command.execute(&mut std::io::stdout())
 }
 
 /// `--replay FILE` and `--merge FILES…`; a tournament's record files give

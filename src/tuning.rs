@@ -136,6 +136,59 @@ pub struct SearchTuning {
     /// where move codes are too many for its slots (Ataxx's 2,401), each
     /// lookup misses the caches, for every move of every node ordered.
     pub continuation_history: bool,
+    /// The static evaluation is multiplied by this, in percent, before
+    /// the search compares it with its margins (a network's scores are
+    /// shaped differently from the hand-written ones the margins were
+    /// first set for).
+    pub eval_scale: i32,
+    /// How the time on a clock is spent.
+    pub time: TimeTuning,
+}
+
+/// Time management on a clock (not with `movetime`, which is the GUI's
+/// own budget): the plan of each turn, its hard limit, and when iterative
+/// deepening stops early (see `crate::search::time` and the alpha-beta
+/// search's `keep_going`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeTuning {
+    /// Turns assumed left in the game when the clock does not say.
+    pub moves_to_go: u32,
+    /// Share of the increment added to every turn's plan, in percent.
+    pub increment_percent: u32,
+    /// The hard limit, in percent of the plan …
+    pub hard_percent: u32,
+    /// … but never past the clock left divided by this (plus the
+    /// increment's share).
+    pub hard_clock_divisor: u32,
+    /// No new iteration starts once this share of the planned time (in
+    /// percent, scaled by the factors below) has gone.
+    pub new_iteration_percent: u32,
+    /// That share scaled by the iterations the best move has stayed the
+    /// same: 0, 1, 2, 3, 4 and more (percent).
+    pub stability_percent: [u32; 5],
+    /// A score that fell by this much since the last iteration doubles the
+    /// share …
+    pub falling_divisor: u32,
+    /// … up to this factor (percent).
+    pub falling_max_percent: u32,
+    /// The share is scaled by `effort − (the best move's share of the
+    /// nodes)`, clamped to 0.7–1.5 (effort in percent).
+    pub effort_percent: u32,
+}
+
+impl TimeTuning {
+    /// The values measured by hand before the SPSA tool (issue 53).
+    pub const DEFAULT: TimeTuning = TimeTuning {
+        moves_to_go: 30,
+        increment_percent: 50,
+        hard_percent: 300,
+        hard_clock_divisor: 5,
+        new_iteration_percent: 55,
+        stability_percent: [150, 120, 100, 90, 80],
+        falling_divisor: 200,
+        falling_max_percent: 150,
+        effort_percent: 160,
+    };
 }
 
 impl SearchTuning {
@@ -155,6 +208,8 @@ impl SearchTuning {
         cheap_hints: false,
         history_from_every_move: false,
         continuation_history: true,
+        eval_scale: 100,
+        time: TimeTuning::DEFAULT,
     };
 
     /// Conservative defaults for a game with a hand-written evaluation of
@@ -192,11 +247,277 @@ impl SearchTuning {
         cheap_hints: false,
         history_from_every_move: false,
         continuation_history: true,
+        eval_scale: 100,
+        time: TimeTuning::DEFAULT,
     };
 }
 
 impl Default for SearchTuning {
     fn default() -> Self {
         SearchTuning::DEFAULT
+    }
+}
+
+/// One search parameter that can be set by name (`setoption name
+/// Tune.<name>`) and tuned by `agon tune`: an integer with its range and
+/// the perturbation SPSA starts from (its `c_end`). Fractional parameters
+/// are in hundredths.
+#[derive(Clone, Copy, Debug)]
+pub struct Tunable {
+    /// The name after `Tune.`.
+    pub name: &'static str,
+    /// Smallest value allowed.
+    pub min: i32,
+    /// Largest value allowed.
+    pub max: i32,
+    /// A perturbation that changes play measurably but not wildly (SPSA's
+    /// final `c`).
+    pub step: i32,
+    /// The value in a table, `None` when the technique is off there.
+    get: fn(&SearchTuning) -> Option<i32>,
+    /// Writes the value (only called where `get` gives one).
+    set: fn(&mut SearchTuning, i32),
+}
+
+impl Tunable {
+    /// The value in `tuning`, `None` where the technique is off (the game
+    /// has no such parameter).
+    pub fn value(&self, tuning: &SearchTuning) -> Option<i32> {
+        (self.get)(tuning)
+    }
+}
+
+/// A field of a technique that may be off (`Option`).
+macro_rules! technique {
+    // A technique that is a single number.
+    ($name:literal, $min:literal ..= $max:literal, step $step:literal, $technique:ident as $ty:ty) => {
+        Tunable {
+            name: $name,
+            min: $min,
+            max: $max,
+            step: $step,
+            get: |t| t.$technique.map(|x| x as i32),
+            set: |t, v| {
+                if let Some(x) = &mut t.$technique {
+                    *x = v as $ty;
+                }
+            },
+        }
+    };
+    // A fractional field, in hundredths.
+    ($name:literal, $min:literal ..= $max:literal, step $step:literal, $technique:ident . $field:ident in hundredths) => {
+        Tunable {
+            name: $name,
+            min: $min,
+            max: $max,
+            step: $step,
+            get: |t| t.$technique.map(|x| (x.$field * 100.0).round() as i32),
+            set: |t, v| {
+                if let Some(x) = &mut t.$technique {
+                    x.$field = f64::from(v) / 100.0;
+                }
+            },
+        }
+    };
+    ($name:literal, $min:literal ..= $max:literal, step $step:literal, $technique:ident . $field:tt as $ty:ty) => {
+        Tunable {
+            name: $name,
+            min: $min,
+            max: $max,
+            step: $step,
+            get: |t| t.$technique.map(|x| x.$field as i32),
+            set: |t, v| {
+                if let Some(x) = &mut t.$technique {
+                    x.$field = v as $ty;
+                }
+            },
+        }
+    };
+}
+
+/// A field that every table has.
+macro_rules! always {
+    ($name:literal, $min:literal ..= $max:literal, step $step:literal, $($path:tt)+) => {
+        Tunable {
+            name: $name,
+            min: $min,
+            max: $max,
+            step: $step,
+            get: |t| Some(t.$($path)+ as i32),
+            set: |t, v| t.$($path)+ = v as _,
+        }
+    };
+}
+
+/// Every tunable parameter, in the order `query tunables` lists them.
+pub static TUNABLES: &[Tunable] = &[
+    technique!("aspiration_depth", 1..=16, step 1, aspiration.0 as u32),
+    technique!("aspiration_width", 2..=400, step 3, aspiration.1 as i32),
+    technique!("rfp_depth", 1..=16, step 1, reverse_futility.max_depth as i32),
+    technique!("rfp_base", -200..=400, step 8, reverse_futility.base as i32),
+    technique!("rfp_per_depth", 4..=400, step 4, reverse_futility.per_depth as i32),
+    technique!("nmp_min_depth", 1..=12, step 1, null_move.min_depth as i32),
+    technique!("nmp_base", 1..=8, step 1, null_move.base as i32),
+    technique!("nmp_divisor", 1..=16, step 1, null_move.depth_divisor as i32),
+    technique!("iir_depth", 1..=16, step 1, internal_reduction as i32),
+    technique!("se_min_depth", 2..=20, step 1, singular.min_depth as i32),
+    technique!("se_entry_margin", 1..=10, step 1, singular.entry_depth_margin as i32),
+    technique!("se_margin", 1..=64, step 1, singular.margin_per_depth as i32),
+    technique!("lmr_min_depth", 1..=10, step 1, late_move_reductions.min_depth as i32),
+    technique!("lmr_min_moves", 1..=16, step 1, late_move_reductions.min_moves as usize),
+    technique!("lmr_base", -100..=300, step 10, late_move_reductions.base in hundredths),
+    technique!("lmr_divisor", 100..=800, step 15, late_move_reductions.divisor in hundredths),
+    technique!("lmr_history_divisor", 512..=65536, step 512, late_move_reductions.history_divisor as i32),
+    technique!("lmr_noisy_less", 0..=3, step 1, late_move_reductions.noisy_less as i32),
+    technique!("lmp_depth", 1..=16, step 1, late_move_pruning.max_depth as i32),
+    technique!("lmp_base", 0..=32, step 1, late_move_pruning.base as usize),
+    technique!("fp_depth", 1..=16, step 1, futility.max_depth as i32),
+    technique!("fp_base", 0..=600, step 8, futility.base as i32),
+    technique!("fp_per_depth", 0..=400, step 6, futility.per_depth as i32),
+    technique!("qs_depth", 1..=64, step 1, quiescence as u32),
+    always!("eval_scale", 25..=400, step 5, eval_scale),
+    always!("tm_moves_to_go", 5..=100, step 3, time.moves_to_go),
+    always!("tm_increment", 0..=100, step 5, time.increment_percent),
+    always!("tm_hard", 100..=1000, step 25, time.hard_percent),
+    always!("tm_hard_divisor", 2..=20, step 1, time.hard_clock_divisor),
+    always!("tm_new_iteration", 10..=150, step 5, time.new_iteration_percent),
+    always!("tm_stable0", 30..=400, step 10, time.stability_percent[0]),
+    always!("tm_stable1", 30..=400, step 10, time.stability_percent[1]),
+    always!("tm_stable2", 30..=400, step 10, time.stability_percent[2]),
+    always!("tm_stable3", 30..=400, step 8, time.stability_percent[3]),
+    always!("tm_stable4", 30..=400, step 8, time.stability_percent[4]),
+    always!("tm_falling_divisor", 20..=2000, step 20, time.falling_divisor),
+    always!("tm_falling_max", 100..=400, step 10, time.falling_max_percent),
+    always!("tm_effort", 80..=300, step 8, time.effort_percent),
+];
+
+impl SearchTuning {
+    /// The tunables that apply to this table (its techniques that are on),
+    /// with their values here.
+    pub fn tunables(&self) -> impl Iterator<Item = (&'static Tunable, i32)> + '_ {
+        TUNABLES
+            .iter()
+            .filter_map(|t| t.value(self).map(|value| (t, value)))
+    }
+
+    /// Sets tunable `name` (without `Tune.`, any case) to `value`. An error
+    /// when no tunable has that name, when its technique is off in this
+    /// table, or when the value is out of range; nothing changes then.
+    pub fn set_tunable(&mut self, name: &str, value: i32) -> Result<(), String> {
+        let tunable = find_tunable(name)?;
+        check_range(tunable, value)?;
+        if tunable.value(self).is_none() {
+            return Err(format!(
+                "Tune.{} does not apply here: the technique it sets is off in this game's search",
+                tunable.name
+            ));
+        }
+        (tunable.set)(self, value);
+        Ok(())
+    }
+
+    /// This table with `overrides` (tunable names and values) applied where
+    /// their technique is on; the others are left out (they were checked
+    /// against the game they were set for).
+    pub fn with_overrides(mut self, overrides: &[(&'static str, i32)]) -> SearchTuning {
+        for &(name, value) in overrides {
+            let _ = self.set_tunable(name, value);
+        }
+        self
+    }
+}
+
+/// The tunable named `name` (without `Tune.`, any case).
+pub fn find_tunable(name: &str) -> Result<&'static Tunable, String> {
+    TUNABLES
+        .iter()
+        .find(|t| t.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| format!("unknown tunable 'Tune.{name}' (`query tunables` lists them)"))
+}
+
+/// An error unless `value` is within `tunable`'s range.
+pub fn check_range(tunable: &Tunable, value: i32) -> Result<(), String> {
+    if value < tunable.min || value > tunable.max {
+        return Err(format!(
+            "option Tune.{} must be from {} to {}, not {value}",
+            tunable.name, tunable.min, tunable.max
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tunable_reads_back_what_it_writes() {
+        let mut everything = SearchTuning {
+            null_move: Some(NullMove {
+                min_depth: 3,
+                base: 2,
+                depth_divisor: 4,
+                verify_from: None,
+            }),
+            singular: Some(SingularExtension {
+                min_depth: 6,
+                entry_depth_margin: 3,
+                margin_per_depth: 2,
+            }),
+            quiescence: Some(6),
+            ..SearchTuning::DEFAULT
+        };
+        assert_eq!(everything.tunables().count(), TUNABLES.len());
+        for tunable in TUNABLES {
+            let default = tunable.value(&everything).unwrap();
+            assert!(
+                (tunable.min..=tunable.max).contains(&default),
+                "{} default {default} outside its range",
+                tunable.name
+            );
+            assert!(tunable.step >= 1 && tunable.step <= tunable.max - tunable.min);
+            for value in [tunable.min, tunable.max] {
+                everything.set_tunable(tunable.name, value).unwrap();
+                assert_eq!(tunable.value(&everything), Some(value), "{}", tunable.name);
+            }
+        }
+        let names: std::collections::HashSet<_> = TUNABLES.iter().map(|t| t.name).collect();
+        assert_eq!(names.len(), TUNABLES.len(), "names are unique");
+    }
+
+    #[test]
+    fn bad_names_values_and_techniques_that_are_off_are_refused() {
+        let mut plain = SearchTuning::PLAIN;
+        let before = plain;
+        assert!(
+            plain
+                .set_tunable("rfp_margin", 3)
+                .unwrap_err()
+                .contains("unknown")
+        );
+        assert!(
+            plain
+                .set_tunable("rfp_base", 3)
+                .unwrap_err()
+                .contains("does not apply")
+        );
+        assert!(
+            plain
+                .set_tunable("tm_hard", 99)
+                .unwrap_err()
+                .contains("from 100 to 1000")
+        );
+        assert_eq!(plain, before, "nothing changed");
+        plain.set_tunable("TM_HARD", 250).unwrap();
+        assert_eq!(plain.time.hard_percent, 250);
+    }
+
+    #[test]
+    fn overrides_apply_only_where_the_technique_is_on() {
+        let tuned = SearchTuning::PLAIN.with_overrides(&[("rfp_base", 10), ("eval_scale", 120)]);
+        assert_eq!(tuned.reverse_futility, None);
+        assert_eq!(tuned.eval_scale, 120);
+        let default = SearchTuning::DEFAULT.with_overrides(&[]);
+        assert_eq!(default, SearchTuning::DEFAULT);
     }
 }

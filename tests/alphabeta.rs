@@ -7,6 +7,7 @@ use agon::search::alphabeta::AlphaBeta;
 use agon::search::{Limits, MATE_BOUND, is_proven};
 use agon::tuning::{
     DepthMargin, LateMovePruning, LateMoveReductions, NullMove, SearchTuning, SingularExtension,
+    TimeTuning,
 };
 use std::collections::HashMap;
 
@@ -223,6 +224,8 @@ const AGGRESSIVE: SearchTuning = SearchTuning {
     cheap_hints: true,
     history_from_every_move: true,
     continuation_history: true,
+    eval_scale: 100,
+    time: TimeTuning::DEFAULT,
 };
 
 /// Checks every position of the toy game: the proven value equals brute

@@ -629,7 +629,12 @@ fn the_clock_is_planned_per_turn() {
         ..GoParams::default()
     };
     let soft = |p: &Ctor| {
-        let limits = go.limits(TurnShape::of(p), 0, Arc::new(AtomicBool::new(false)));
+        let limits = go.limits(
+            TurnShape::of(p),
+            0,
+            &agon::tuning::TimeTuning::DEFAULT,
+            Arc::new(AtomicBool::new(false)),
+        );
         limits.soft_deadline.map(|d| (d - limits.start).as_millis())
     };
     assert_eq!(

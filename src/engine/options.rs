@@ -5,6 +5,7 @@ use crate::game::{Game, OptionKind, OptionSpec, parse_combo, parse_spin};
 use crate::games::{GameVisitor, visit_game};
 use crate::network::Network;
 use crate::search::mcts::{MctsConfig, Parallel};
+use crate::tuning::{SearchTuning, find_tunable};
 use std::sync::Arc;
 
 /// The `EvalFile` value meaning "the networks built into the binary".
@@ -169,6 +170,9 @@ pub struct EngineOptions {
     pub hidden: HiddenChoice,
     /// Samples of the hidden information per move (`Samples`).
     pub samples: usize,
+    /// Search parameters set with `Tune.<name>` (for `agon tune`), over
+    /// the game's own [`SearchTuning`]; never announced after `ugi`.
+    pub tuned: Vec<(&'static str, i32)>,
 }
 
 impl Default for EngineOptions {
@@ -187,6 +191,7 @@ impl Default for EngineOptions {
             // yet (CTOR 8×8, 200 ms per operation: 33–43 and 2–23).
             hidden: HiddenChoice::Ignore,
             samples: 4,
+            tuned: Vec::new(),
         }
     }
 }
@@ -282,6 +287,9 @@ impl EngineOptions {
             "evalfile" => self.set_eval_file(value)?,
             "hiddeninfo" => self.hidden = HiddenChoice::parse(value)?,
             "samples" => self.samples = parse_spin("Samples", value, 1, MAX_SAMPLES)? as usize,
+            lower if lower.starts_with(TUNE_PREFIX) => {
+                self.set_tunable(&lower[TUNE_PREFIX.len()..], value)?
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -327,6 +335,31 @@ impl EngineOptions {
             .find(|n| n.game() == G::NAME)
             .cloned()
             .or_else(|| crate::network::embedded_for(position))
+    }
+}
+
+/// The prefix of the search parameters' option names (`Tune.rfp_base`),
+/// in lower case.
+pub const TUNE_PREFIX: &str = "tune.";
+
+impl EngineOptions {
+    /// `Tune.<name>`: any tunable, within its range (whether it applies to
+    /// the game played is the caller's to check, with
+    /// [`SearchTuning::set_tunable`]).
+    fn set_tunable(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let tunable = find_tunable(name)?;
+        let option = format!("Tune.{}", tunable.name);
+        let value = parse_spin(&option, value, tunable.min.into(), tunable.max.into())? as i32;
+        match self.tuned.iter_mut().find(|(n, _)| *n == tunable.name) {
+            Some(entry) => entry.1 = value,
+            None => self.tuned.push((tunable.name, value)),
+        }
+        Ok(())
+    }
+
+    /// Game `G`'s search parameters with the `Tune.` options applied.
+    pub fn search_tuning<G: Game>(&self) -> SearchTuning {
+        G::search_tuning().with_overrides(&self.tuned)
     }
 }
 

@@ -62,7 +62,8 @@ pub enum Searchers<G: Game> {
     Idle,
     /// Alpha-beta with its transposition table.
     AlphaBeta {
-        search: AlphaBeta<G>,
+        /// Boxed: the searcher is large, and the enum should not be.
+        search: Box<AlphaBeta<G>>,
         /// The `Hash` this table was made for (asked once: a refused size
         /// is not asked for again on every move).
         hash_mb: usize,
@@ -235,7 +236,7 @@ impl<G: Game> Searchers<G> {
             match AlphaBeta::new(hash_mb) {
                 Ok(search) => {
                     *self = Searchers::AlphaBeta {
-                        search,
+                        search: Box::new(search),
                         hash_mb,
                         table_mb: hash_mb,
                     }
@@ -247,7 +248,7 @@ impl<G: Game> Searchers<G> {
                         *self = Searchers::Idle;
                         let (search, table_mb) = Self::largest_table_below(hash_mb).ok_or(&why)?;
                         *self = Searchers::AlphaBeta {
-                            search,
+                            search: Box::new(search),
                             hash_mb,
                             table_mb,
                         };
@@ -259,7 +260,8 @@ impl<G: Game> Searchers<G> {
         match self {
             Searchers::AlphaBeta { search, .. } => {
                 search.set_threads(options.threads);
-                Ok((search, refused))
+                search.set_tuning(options.search_tuning::<G>());
+                Ok((search.as_mut(), refused))
             }
             _ => unreachable!("an alpha-beta searcher was just made"),
         }

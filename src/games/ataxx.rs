@@ -15,7 +15,7 @@ use crate::game::{
     parse_counter, split_fields, zobrist_keys,
 };
 use crate::tuning::{
-    DepthMargin, LateMovePruning, LateMoveReductions, SearchTuning, SingularExtension,
+    DepthMargin, LateMovePruning, LateMoveReductions, SearchTuning, SingularExtension, TimeTuning,
 };
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Write as _;
@@ -365,6 +365,8 @@ const SEARCH_TUNING: SearchTuning = SearchTuning {
     cheap_hints: true,
     history_from_every_move: true,
     continuation_history: false,
+    eval_scale: 100,
+    time: TimeTuning::DEFAULT,
 };
 
 /// The image of every square under the eight symmetries of the board

@@ -8,11 +8,12 @@
 
 use super::output::Output;
 use super::session::{MakeSession, SearchSignals, Session};
-use crate::engine::options::EngineOptions;
+use crate::engine::options::{EngineOptions, TUNE_PREFIX};
 use crate::game::{EMPTY_DEFAULT, OptionKind, OptionSpec, Player};
 use crate::games::{GAME_NAMES, visit_game};
 use crate::search::alphabeta::MAX_DEPTH;
 use crate::search::time::{Dialect, GoParams};
+use crate::tuning::find_tunable;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
@@ -237,6 +238,9 @@ impl Engine {
 
     fn set_option(&mut self, args: &[&str]) -> Result<(), String> {
         let (name, value) = parse_setoption(args)?;
+        if let Some(tunable) = strip_prefix_ignore_case(&name, TUNE_PREFIX) {
+            return self.set_tunable(&name, tunable, &value);
+        }
         self.check_empty_value(&name, &value)?;
         if name.eq_ignore_ascii_case("Game") {
             let index = self
@@ -265,6 +269,24 @@ impl Engine {
             return Ok(());
         }
         self.set_game_option(&name, &value)
+    }
+
+    /// `Tune.<tunable>`: refused when out of range or when the current
+    /// game's search does not have the technique it sets.
+    fn set_tunable(&mut self, name: &str, tunable: &str, value: &str) -> Result<(), String> {
+        let mut options = self.options.clone();
+        options.set(name, value)?;
+        let applies = find_tunable(tunable)?
+            .value(&self.session().search_tuning(&EngineOptions::default()))
+            .is_some();
+        if !applies {
+            return Err(format!(
+                "{name} does not apply to {}: the technique it sets is off in its search",
+                self.session().name()
+            ));
+        }
+        self.options = options;
+        Ok(())
     }
 
     /// Makes game `index` the current one. One game's search memory at a
@@ -417,8 +439,20 @@ impl Engine {
             ["secrets"] => session
                 .secrets()
                 .ok_or_else(|| format!("{} has no secret squares", session.name()))?,
+            ["tunables"] => {
+                let tuning = session.search_tuning(&self.options);
+                for (tunable, value) in tuning.tunables() {
+                    self.out.line(&format!(
+                        "tunable name Tune.{} value {value} min {} max {} step {}",
+                        tunable.name, tunable.min, tunable.max, tunable.step
+                    ));
+                }
+                tuning.tunables().count().to_string()
+            }
             _ => {
-                return Err("usage: query gameover|p1turn|result|reason|moves|fen|secrets".into());
+                return Err(
+                    "usage: query gameover|p1turn|result|reason|moves|fen|secrets|tunables".into(),
+                );
             }
         };
         let line = if answer.is_empty() {
@@ -489,6 +523,13 @@ fn parse_setoption(args: &[&str]) -> Result<(String, String), String> {
 }
 
 /// Keeps error messages short when the input is huge.
+/// `text` without `prefix` (compared in ASCII lower case), if it has it.
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+}
+
 fn truncate(text: &str) -> String {
     const LIMIT: usize = 40;
     if text.chars().count() <= LIMIT {

@@ -11,6 +11,7 @@ use crate::games::GameVisitor;
 use crate::search::Report;
 use crate::search::perft;
 use crate::search::time::{GoParams, TurnShape};
+use crate::tuning::SearchTuning;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -22,6 +23,8 @@ pub trait Session: Send {
     fn name(&self) -> &'static str;
     /// The game's own options.
     fn option_specs(&self) -> Vec<OptionSpec>;
+    /// The game's search parameters with `options`' `Tune.` values.
+    fn search_tuning(&self, options: &EngineOptions) -> SearchTuning;
     /// Sets one of the game's options; resets the game to its start
     /// position, since the rules or the board may have changed.
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String>;
@@ -148,6 +151,10 @@ impl<G: Game> Session for GameSession<G> {
         G::Options::specs()
     }
 
+    fn search_tuning(&self, options: &EngineOptions) -> SearchTuning {
+        options.search_tuning::<G>()
+    }
+
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         let mut options = self.options.clone();
         options.set(name, value)?;
@@ -250,6 +257,7 @@ impl<G: Game> Session for GameSession<G> {
         let mut limits = params.limits(
             TurnShape::of(&state.position),
             options.move_overhead_ms,
+            &options.search_tuning::<G>().time,
             Arc::clone(&signals.stop),
         );
         let node_count = Arc::new(AtomicU64::new(0));

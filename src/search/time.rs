@@ -3,7 +3,7 @@
 //!
 //! - `movetime`: both deadlines at `movetime − min(MoveOverhead, movetime/10)`
 //!   (never beyond).
-//! - a clock: plan on about [`MOVES_TO_GO`] more turns unless told
+//! - a clock: plan on about `moves_to_go` more turns unless told
 //!   (`movestogo N`: N turns, plus one spare so that the last turn before
 //!   the control never spends more than a quarter of the clock), add half
 //!   the increment, and allow the hard deadline up to three times the plan
@@ -23,12 +23,10 @@
 
 use super::Limits;
 use crate::game::{Game, Player};
+use crate::tuning::TimeTuning;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-
-/// Turns assumed left in the game when the clock does not say.
-pub const MOVES_TO_GO: u64 = 30;
 
 /// What the clock plan needs to know of the position to move in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,8 +162,14 @@ impl GoParams {
     }
 
     /// The search limits for the turn `turn`, with `overhead_ms` kept in
-    /// reserve for communication.
-    pub fn limits(&self, turn: TurnShape, overhead_ms: u64, stop: Arc<AtomicBool>) -> Limits {
+    /// reserve for communication, on a clock planned by `plan`.
+    pub fn limits(
+        &self,
+        turn: TurnShape,
+        overhead_ms: u64,
+        plan: &TimeTuning,
+        stop: Arc<AtomicBool>,
+    ) -> Limits {
         let start = Instant::now();
         let mut limits = Limits {
             depth: self.depth,
@@ -195,7 +199,7 @@ impl GoParams {
                 (MIN_THINK_MS, MIN_THINK_MS)
             } else {
                 let share = u64::from(turn.moves_in_turn.max(1));
-                clock_budget(clock, inc, self.movestogo, overhead_ms, share)
+                clock_budget(clock, inc, self.movestogo, overhead_ms, share, plan)
             };
             // With both a clock and a movetime, the tighter bound wins.
             limits.soft_deadline = min_instant(limits.soft_deadline, at(soft));
@@ -214,27 +218,31 @@ fn min_instant(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 }
 
 /// Soft and hard budgets, in ms, for one of the `share` moves of a turn on
-/// a clock. The clock's share is divided among the turn's moves; the
-/// increment is not, since it is added after every move.
+/// a clock, as `plan` spends it. The clock's share is divided among the
+/// turn's moves; the increment is not, since it is added after every move.
 pub fn clock_budget(
     clock: u64,
     inc: u64,
     movestogo: Option<u64>,
     overhead: u64,
     share: u64,
+    plan: &TimeTuning,
 ) -> (u64, u64) {
     let left = clock.saturating_sub(overhead);
     let share = share.max(1);
+    let moves_to_go = u64::from(plan.moves_to_go.max(2));
     // One spare turn beyond a control: the clock never bets on it.
     let turns = movestogo
-        .map_or(MOVES_TO_GO, |m| m.saturating_add(1))
-        .clamp(2, MOVES_TO_GO);
-    let plan = (left / turns / share + inc / 2).min(left / 4 / share);
-    let hard = (plan * 3)
-        .min(left / 5 / share + inc / 2)
-        .max(plan)
+        .map_or(moves_to_go, |m| m.saturating_add(1))
+        .clamp(2, moves_to_go);
+    let inc_share = inc.saturating_mul(u64::from(plan.increment_percent)) / 100;
+    let soft = (left / turns / share + inc_share).min(left / 4 / share);
+    let hard_divisor = u64::from(plan.hard_clock_divisor.max(1));
+    let hard = (soft.saturating_mul(u64::from(plan.hard_percent)) / 100)
+        .min(left / hard_divisor / share + inc_share)
+        .max(soft)
         .min(left);
-    (plan, hard)
+    (soft, hard)
 }
 
 #[cfg(test)]
@@ -284,6 +292,7 @@ mod tests {
         let limits = params.limits(
             TurnShape::single(Player::X),
             50,
+            &TimeTuning::DEFAULT,
             Arc::new(AtomicBool::new(false)),
         );
         let hard = limits.hard_deadline.map(|d| d - limits.start);
@@ -295,6 +304,7 @@ mod tests {
         let limits = short.limits(
             TurnShape::single(Player::X),
             20,
+            &TimeTuning::DEFAULT,
             Arc::new(AtomicBool::new(false)),
         );
         let hard = limits.hard_deadline.map(|d| d - limits.start);
@@ -303,10 +313,10 @@ mod tests {
 
     #[test]
     fn clock_budget_is_a_sane_share() {
-        let (soft, hard) = clock_budget(60_000, 0, None, 0, 1);
+        let (soft, hard) = clock_budget(60_000, 0, None, 0, 1, &TimeTuning::DEFAULT);
         assert_eq!(soft, 2_000);
         assert!(hard >= soft && hard <= 12_000);
-        let (soft, hard) = clock_budget(100, 1_000, None, 10, 1);
+        let (soft, hard) = clock_budget(100, 1_000, None, 10, 1, &TimeTuning::DEFAULT);
         assert!(
             soft <= 45 && hard <= 90,
             "never plan past the clock: {soft} {hard}"
@@ -314,11 +324,29 @@ mod tests {
     }
 
     #[test]
+    fn the_plan_follows_its_tuning() {
+        let longer = TimeTuning {
+            moves_to_go: 20,
+            increment_percent: 100,
+            hard_percent: 200,
+            ..TimeTuning::DEFAULT
+        };
+        assert_eq!(
+            clock_budget(60_000, 100, None, 0, 1, &longer),
+            (3_100, 6_200)
+        );
+        assert_eq!(
+            clock_budget(60_000, 100, None, 0, 1, &TimeTuning::DEFAULT),
+            (2_050, 6_150)
+        );
+    }
+
+    #[test]
     fn the_last_turn_before_a_control_keeps_most_of_the_clock() {
         // It used to plan half the clock for `movestogo 1`.
-        let (soft, hard) = clock_budget(10_000, 0, Some(1), 0, 1);
+        let (soft, hard) = clock_budget(10_000, 0, Some(1), 0, 1, &TimeTuning::DEFAULT);
         assert!(soft <= 2_500 && hard <= 2_500, "{soft} {hard}");
-        let (soft, _) = clock_budget(10_000, 0, Some(9), 0, 1);
+        let (soft, _) = clock_budget(10_000, 0, Some(9), 0, 1, &TimeTuning::DEFAULT);
         assert_eq!(soft, 1_000, "nine turns and a spare");
     }
 
@@ -329,14 +357,19 @@ mod tests {
         // near 0.75 s and ended games with 0.23 s in a GUI).
         let mut clock = 10_000u64;
         for _ in 0..300 {
-            let (soft, _) = clock_budget(clock, 100, None, 10, 1);
+            let (soft, _) = clock_budget(clock, 100, None, 10, 1, &TimeTuning::DEFAULT);
             clock = clock - soft + 100;
         }
         assert!(clock >= 1_000, "settled at {clock} ms");
     }
 
     fn soft_ms(params: &GoParams, turn: TurnShape) -> Option<u128> {
-        let limits = params.limits(turn, 0, Arc::new(AtomicBool::new(false)));
+        let limits = params.limits(
+            turn,
+            0,
+            &TimeTuning::DEFAULT,
+            Arc::new(AtomicBool::new(false)),
+        );
         limits.soft_deadline.map(|d| (d - limits.start).as_millis())
     }
 
@@ -382,6 +415,7 @@ mod tests {
         let limits = params.limits(
             TurnShape::single(Player::X),
             0,
+            &TimeTuning::DEFAULT,
             Arc::new(AtomicBool::new(false)),
         );
         assert!(limits.hard_deadline.is_some());

@@ -1,6 +1,6 @@
 //! Tools built on the games, searches and engine: bench, solve, analyse,
-//! match, the web board (gui), openings, and the learned evaluation's
-//! datagen and train.
+//! match, the web board (gui), openings, SPSA tuning, and the learned
+//! evaluation's datagen and train.
 
 pub mod analyse;
 pub mod bench;
@@ -11,6 +11,7 @@ pub mod openings;
 pub mod positions;
 pub mod solve;
 pub mod train;
+pub mod tune;
 
 use crate::game::Game;
 

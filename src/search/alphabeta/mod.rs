@@ -57,9 +57,6 @@ pub use node::MAX_PLY;
 
 /// Deepest iteration allowed by `go depth`.
 pub const MAX_DEPTH: u32 = 64;
-/// Share of the planned time after which no new iteration starts (the next
-/// one would most likely overrun the plan).
-const NEW_ITERATION_SHARE: f64 = 0.55;
 
 /// The alpha-beta searcher. Keeps its transposition table and each thread's
 /// history between searches; [`AlphaBeta::clear`] forgets them.
@@ -87,9 +84,17 @@ impl<G: Game> AlphaBeta<G> {
 
     /// The same searcher with other parameters (tests and experiments).
     pub fn with_tuning(mut self, tuning: SearchTuning) -> Self {
-        self.reductions = ReductionTable::new(tuning.late_move_reductions.as_ref());
-        self.tuning = tuning;
+        self.set_tuning(tuning);
         self
+    }
+
+    /// Searches with `tuning` from the next search on (the reduction table
+    /// is made anew only when its parameters changed).
+    pub fn set_tuning(&mut self, tuning: SearchTuning) {
+        if tuning.late_move_reductions != self.tuning.late_move_reductions {
+            self.reductions = ReductionTable::new(tuning.late_move_reductions.as_ref());
+        }
+        self.tuning = tuning;
     }
 
     /// Evaluates with `network` (checked to fit the game) from the next
@@ -390,28 +395,26 @@ fn keep_going<G: Game>(
         return true;
     };
     let planned = soft.saturating_duration_since(limits.start).as_secs_f64();
-    let stability = match time.stable_iterations {
-        0 => 1.5,
-        1 => 1.2,
-        2 => 1.0,
-        3 => 0.9,
-        _ => 0.8,
-    };
+    let plan = &ctx.tuning.time;
+    let percent = |p: u32| f64::from(p) / 100.0;
+    let stable = (time.stable_iterations as usize).min(plan.stability_percent.len() - 1);
+    let stability = percent(plan.stability_percent[stable]);
     let falling = if is_proven(result.score) {
         1.0
     } else {
-        (1.0 + dropped as f64 / 200.0).clamp(0.9, 1.5)
+        (1.0 + dropped as f64 / f64::from(plan.falling_divisor.max(1)))
+            .clamp(0.9, percent(plan.falling_max_percent).max(0.9))
     };
     let best_share = result
         .best
         .and_then(|m| worker.root_nodes.get(&m))
         .map_or(0.5, |&n| n as f64 / worker.nodes.max(1) as f64);
     let effort = if result.depth >= 6 {
-        (1.6 - best_share).clamp(0.7, 1.5)
+        (percent(plan.effort_percent) - best_share).clamp(0.7, 1.5)
     } else {
         1.0
     };
-    let target = planned * NEW_ITERATION_SHARE * stability * falling * effort;
+    let target = planned * percent(plan.new_iteration_percent) * stability * falling * effort;
     limits.elapsed() < Duration::from_secs_f64(target)
 }
 

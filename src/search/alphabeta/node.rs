@@ -233,14 +233,21 @@ impl<G: Game> Worker<G> {
         }
     }
 
-    /// The static evaluation: the network's when the search has one.
+    /// The static evaluation: the network's when the search has one,
+    /// scaled by `SearchTuning::eval_scale`.
     fn evaluate(&mut self, ctx: &Context, position: &G) -> i32 {
-        match ctx.network {
+        let value = match ctx.network {
             Some(network) => {
                 let hidden = G::hidden().map_or(0, |h| h.evaluation_term(position));
                 self.network_value(network, position) + hidden
             }
             None => position.evaluate(),
+        };
+        match ctx.tuning.eval_scale {
+            100 => value,
+            // In i64: a game's win scores are far from overflowing i32, but
+            // a scale of 400 % must not bring them there.
+            scale => (i64::from(value) * i64::from(scale) / 100) as i32,
         }
     }
 

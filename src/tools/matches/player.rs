@@ -171,10 +171,11 @@ impl<G: Game> Builtin<G> {
         let state = &view;
         let stop = self.stop.clone().unwrap_or_default();
         let turn = TurnShape::of(&state.position);
-        let mut limits: Limits = request.go.limits(turn, BUILTIN_OVERHEAD_MS, stop);
+        let options = self.engine_options();
+        let plan = options.search_tuning::<G>().time;
+        let mut limits: Limits = request.go.limits(turn, BUILTIN_OVERHEAD_MS, &plan, stop);
         limits.depth = self.spec.depth;
         limits.nodes = self.spec.nodes;
-        let options = self.engine_options();
         let answer = self
             .searchers
             .think(state, &limits, &options, &mut |_| {})?;
