@@ -285,6 +285,11 @@ fn shards_merge_into_the_whole_and_mismatches_are_refused() {
         shard.settings.out = Some(path.clone());
         let (report, _) = play(&shard);
         assert_eq!(report.played, 18);
+        // Every pairing plays in every shard, 6 games each.
+        let table = &report.standings.table;
+        for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+            assert_eq!(table.cells[a][b].games(), 6, "shard {i}: {a} against {b}");
+        }
         parts.push(path);
     }
     let merge_of = |files: &[PathBuf]| {

@@ -11,8 +11,10 @@
 //! pairing, so that a tournament stopped early is still balanced. The
 //! first player of a pairing (the lower in the `--player` order) has `x`
 //! in the first game of each pair. Seeds and dealt hidden information
-//! come from the match seed and the game index as in `agon match`, and
-//! `--shard I/N` takes opening pairs `I − 1, I − 1 + N, …` as there.
+//! come from the match seed and the game index as in `agon match`.
+//! `--shard I/N` takes, of every pairing, the opening pairs numbered
+//! `I − 1, I − 1 + N, …` (counted across rounds), so that every shard
+//! plays every pairing on its share of the openings.
 //!
 //! The record file (`--out`) starts with a header line, `# tournament
 //! {json}`, naming the game, options, players, schedule, openings (by a
@@ -126,6 +128,9 @@ pub struct Slot {
     pub first_side: Player,
     /// The opening (index in the openings list).
     pub opening: usize,
+    /// The opening pair's number in its pairing, counted across rounds
+    /// (what `--shard` splits by).
+    pub opening_pair: usize,
     /// The round, from 0.
     pub round: usize,
 }
@@ -207,8 +212,31 @@ impl Schedule {
                 Player::O
             },
             opening: opening_pair % self.openings,
+            opening_pair,
             round,
         }
+    }
+
+    /// Whether game `index` is in part `I` of `N` (`--shard I/N`; every
+    /// game without one): the games of opening pairs `I − 1, I − 1 + N, …`
+    /// of every pairing, so that each part plays every pairing on its
+    /// share of the openings.
+    pub fn in_shard(&self, index: usize, shard: Option<(usize, usize)>) -> bool {
+        index < self.games && shard.is_none_or(|(i, n)| self.slot(index).opening_pair % n == i - 1)
+    }
+
+    /// How many games part `I` of `N` has.
+    pub fn shard_games(&self, shard: Option<(usize, usize)>) -> usize {
+        let Some((i, n)) = shard else {
+            return self.games;
+        };
+        let pairs = self.rounds * self.per_pairing / 2;
+        let mine = if pairs > i - 1 {
+            (pairs - (i - 1)).div_ceil(n)
+        } else {
+            0
+        };
+        mine * self.pairings.len() * 2
     }
 
     /// The names of the `x` and `o` players of game `index`.
@@ -512,17 +540,15 @@ impl<'a, G: Game> TournamentRun<'a, G> {
         })
     }
 
-    fn plan(&self) -> Plan {
-        Plan {
-            games: self.schedule.games(),
-            shard: self.config.settings.shard,
-        }
+    /// Whether this run plays game `index` (its shard's, if one).
+    fn mine(&self, index: usize) -> bool {
+        self.schedule.in_shard(index, self.config.settings.shard)
     }
 
     /// The games already in the `--out` file of this tournament (none
     /// when there is no such file or it is empty); an error when it holds
     /// another tournament's games or games outside this run's plan.
-    fn resumed(&self, plan: Plan) -> Result<Vec<GameRecord>, String> {
+    fn resumed(&self) -> Result<Vec<GameRecord>, String> {
         let Some(path) = &self.config.settings.out else {
             return Ok(Vec::new());
         };
@@ -544,7 +570,7 @@ impl<'a, G: Game> TournamentRun<'a, G> {
         }
         let mut seen = std::collections::BTreeSet::new();
         for record in &file.records {
-            if !plan.contains(record.number - 1) {
+            if !self.mine(record.number - 1) {
                 return Err(format!(
                     "'{name}' holds game {}, which is not part of this run (another --shard?)",
                     record.number
@@ -570,8 +596,13 @@ impl<'a, G: Game> TournamentRun<'a, G> {
             .collect()
     }
 
-    fn writers(&self, plan: Plan, resumed: &[GameRecord]) -> Result<Vec<RecordWriter>, String> {
+    fn writers(&self, resumed: &[GameRecord]) -> Result<Vec<RecordWriter>, String> {
         let settings = &self.config.settings;
+        // Games are written as they finish, so a plan's order is unused.
+        let plan = Plan {
+            games: 0,
+            shard: None,
+        };
         let mut writers = Vec::new();
         if let Some(path) = &settings.out {
             let mut writer = RecordWriter::records(path, plan)?;
@@ -589,13 +620,13 @@ impl<'a, G: Game> TournamentRun<'a, G> {
 
     fn run(&self, out: &mut dyn Write) -> Result<TournamentReport, String> {
         let settings = &self.config.settings;
-        let plan = self.plan();
-        if plan.len() == 0 {
+        let planned = self.schedule.shard_games(settings.shard);
+        if planned == 0 {
             return Err("this shard has no game to play (fewer opening pairs than shards)".into());
         }
-        let resumed = self.resumed(plan)?;
+        let resumed = self.resumed()?;
         let done: std::collections::BTreeSet<usize> = resumed.iter().map(|r| r.number).collect();
-        let remaining = plan.len() - done.len();
+        let remaining = planned - done.len();
         let mut table = crosstable(&self.names, &resumed);
         let mut records: BTreeMap<usize, GameRecord> =
             resumed.iter().map(|r| (r.number, r.clone())).collect();
@@ -608,7 +639,7 @@ impl<'a, G: Game> TournamentRun<'a, G> {
             self.schedule.rounds,
             self.schedule.pairings().len(),
             match settings.shard {
-                Some((i, n)) => format!("; shard {i}/{n}: {} games", plan.len()),
+                Some((i, n)) => format!("; shard {i}/{n}: {planned} games"),
                 None => String::new(),
             }
         )];
@@ -631,7 +662,7 @@ impl<'a, G: Game> TournamentRun<'a, G> {
                 Err(error) => return Err(error),
             }
         };
-        let mut writers = self.writers(plan, &resumed)?;
+        let mut writers = self.writers(&resumed)?;
         let mut write_error = None;
         let bar = progress_bar(settings, remaining);
         let next = AtomicUsize::new(0);
@@ -643,10 +674,11 @@ impl<'a, G: Game> TournamentRun<'a, G> {
                 let (next, done) = (&next, &done);
                 scope.spawn(move || {
                     while !self.interrupted() {
-                        let Some(index) = plan.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= self.schedule.games() {
                             break;
-                        };
-                        if done.contains(&(index + 1)) {
+                        }
+                        if !self.mine(index) || done.contains(&(index + 1)) {
                             continue;
                         }
                         let Some(record) = self.play(index, &mut seats) else {
@@ -909,6 +941,34 @@ mod tests {
                 assert_eq!(uses(pairing), first);
             }
         }
+        // Shards: disjoint, together the whole, each with every pairing
+        // and its colours balanced.
+        let s = Schedule::new(Format::RoundRobin, 4, 2, None, 5).expect("valid");
+        for n in 1..5 {
+            let mut all = Vec::new();
+            for i in 1..=n {
+                let mine: Vec<usize> = (0..s.games())
+                    .filter(|&g| s.in_shard(g, Some((i, n))))
+                    .collect();
+                assert_eq!(mine.len(), s.shard_games(Some((i, n))), "{i}/{n}");
+                let mut count: BTreeMap<(usize, usize), [usize; 2]> = BTreeMap::new();
+                for &g in &mine {
+                    let slot = s.slot(g);
+                    count.entry((slot.first, slot.second)).or_default()[slot.first_side.index()] +=
+                        1;
+                }
+                assert_eq!(count.len(), 6, "every pairing in shard {i}/{n}");
+                let first = count.values().next().copied().expect("one");
+                assert!(
+                    count.values().all(|c| *c == first && c[0] == c[1]),
+                    "{count:?}"
+                );
+                all.extend(mine);
+            }
+            all.sort_unstable();
+            assert_eq!(all, (0..s.games()).collect::<Vec<_>>());
+        }
+        assert_eq!(s.shard_games(Some((11, 11))), 0);
         // Two rounds over 20 openings: each pairing plays each opening
         // twice per round (once per colour), 80 games.
         let s = Schedule::new(Format::RoundRobin, 4, 2, None, 20).expect("valid");
