@@ -410,8 +410,9 @@ struct MatchArgs {
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Play part I of N disjoint parts of the match (opening pairs I, I+N,
-    /// …; the same game numbers and seeds as the whole match). Merge the
-    /// parts' --out files with --merge.
+    /// …, of every pairing in a tournament; the same game numbers and
+    /// seeds as the whole match). Merge the parts' --out files with
+    /// --merge.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
     /// Without a progress bar, print the running score every N games.
