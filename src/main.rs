@@ -7,6 +7,8 @@ use agon::search::perft;
 use agon::tools;
 use agon::tools::analyse;
 use agon::tools::matches::adjudication::{Adjudication, DrawRule, ResignRule};
+use agon::tools::matches::ratings::{Anchor, parse_prior_draws};
+use agon::tools::matches::tournament::{self, Format, TournamentConfig};
 use agon::tools::matches::{self, MatchConfig, TimeControl, spec::PlayerSpec, stats::Sprt};
 use clap::{Args, Parser, Subcommand};
 use std::io::{IsTerminal, Write};
@@ -312,6 +314,42 @@ struct MatchArgs {
     /// Number of games.
     #[arg(long, default_value_t = 2)]
     games: usize,
+    /// A tournament player (repeated, at least two; the same specs as
+    /// --p1/--p2, name= included): plays a tournament instead of a match.
+    #[arg(long = "player", value_name = "SPEC", conflicts_with_all = ["p1", "p2", "p1_options", "p2_options", "sprt", "games"])]
+    players: Vec<String>,
+    /// An engine option for tournament player I (from 1, in --player
+    /// order), an external engine, as I:NAME=VALUE (repeatable).
+    #[arg(
+        long = "player-option",
+        value_name = "I:NAME=VALUE",
+        requires = "players"
+    )]
+    player_options: Vec<String>,
+    /// Tournament format: round-robin (every pair, the default) or
+    /// gauntlet (the first player against each other one).
+    #[arg(long, value_name = "FORMAT", requires = "players")]
+    tournament: Option<String>,
+    /// Tournament rounds: each pairing plays its games once per round
+    /// (default 1).
+    #[arg(long, requires = "players")]
+    rounds: Option<usize>,
+    /// Tournament games of each pairing per round, even (default: each
+    /// opening with both colours).
+    #[arg(long, requires = "players")]
+    games_per_pairing: Option<usize>,
+    /// Write a tournament's final standings (crosstable, ratings) here as
+    /// JSON (with --player or --merge of a tournament's records).
+    #[arg(long, value_name = "FILE")]
+    standings: Option<PathBuf>,
+    /// Which tournament rating is 0: first (the first player's) or mean.
+    #[arg(long, default_value = "first")]
+    anchor: String,
+    /// Virtual draws added to every tournament pairing for the ratings
+    /// (BayesElo's prior is 2); 0, the default, is the plain maximum
+    /// likelihood, infinite for a player who won or lost every game.
+    #[arg(long, default_value = "0", value_name = "D")]
+    prior_draws: String,
     /// Fixed time per move in ms (a late answer loses after a margin of
     /// one second plus a fifth of the move time).
     #[arg(long, conflicts_with_all = ["tc", "preset"])]
@@ -361,19 +399,20 @@ struct MatchArgs {
     draw: Vec<String>,
     /// Replay a record file through the rules and print its score; with
     /// --out and --pgn, write its verified games.
-    #[arg(long, conflicts_with_all = ["p1", "p2", "merge", "options", "p1_options", "p2_options", "movetime", "tc", "preset", "openings", "shard", "resign", "draw", "max_plies"])]
+    #[arg(long, conflicts_with_all = ["p1", "p2", "players", "player_options", "tournament", "rounds", "games_per_pairing", "merge", "options", "p1_options", "p2_options", "movetime", "tc", "preset", "openings", "shard", "resign", "draw", "max_plies"])]
     replay: Option<PathBuf>,
     /// Combine the record files of a match's shards (`--shard`) into one
     /// result, verified through the rules; with --out and --pgn, write the
     /// combined games.
-    #[arg(long, num_args = 1.., value_name = "FILES", conflicts_with_all = ["p1", "p2", "options", "p1_options", "p2_options", "movetime", "tc", "preset", "openings", "shard", "resign", "draw", "max_plies"])]
+    #[arg(long, num_args = 1.., value_name = "FILES", conflicts_with_all = ["p1", "p2", "players", "player_options", "tournament", "rounds", "games_per_pairing", "options", "p1_options", "p2_options", "movetime", "tc", "preset", "openings", "shard", "resign", "draw", "max_plies"])]
     merge: Vec<PathBuf>,
     /// Also write the games as PGN to this file.
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Play part I of N disjoint parts of the match (opening pairs I, I+N,
-    /// …; the same game numbers and seeds as the whole match). Merge the
-    /// parts' --out files with --merge.
+    /// …, of every pairing in a tournament; the same game numbers and
+    /// seeds as the whole match). Merge the parts' --out files with
+    /// --merge.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
     /// Without a progress bar, print the running score every N games.
@@ -689,12 +728,44 @@ fn time_control(args: &MatchArgs) -> Result<TimeControl, String> {
     }
 }
 
-fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
-    let game = args.game.clone().ok_or("--game is required")?;
+/// The two players of a match (`--p1`, `--p2`).
+fn match_players(args: &MatchArgs) -> Result<[PlayerSpec; 2], String> {
     let p1 = PlayerSpec::parse(args.p1.as_deref().ok_or("--p1 is required")?)?
         .with_engine_options(flag_pairs("--p1-option", &args.p1_options)?)?;
     let p2 = PlayerSpec::parse(args.p2.as_deref().ok_or("--p2 is required")?)?
         .with_engine_options(flag_pairs("--p2-option", &args.p2_options)?)?;
+    Ok([p1, p2])
+}
+
+/// The players of a tournament (`--player`, `--player-option I:N=V`).
+fn tournament_players(args: &MatchArgs) -> Result<Vec<PlayerSpec>, String> {
+    let mut options: Vec<Vec<String>> = vec![Vec::new(); args.players.len()];
+    for text in &args.player_options {
+        let usage = || {
+            format!(
+                "--player-option takes I:NAME=VALUE with I from 1 to {} (the --player), not '{text}'",
+                args.players.len()
+            )
+        };
+        let (index, pair) = text.split_once(':').ok_or_else(usage)?;
+        let index: usize = index.trim().parse().map_err(|_| usage())?;
+        let slot = index
+            .checked_sub(1)
+            .and_then(|i| options.get_mut(i))
+            .ok_or_else(usage)?;
+        slot.push(pair.to_owned());
+    }
+    args.players
+        .iter()
+        .zip(&options)
+        .map(|(spec, options)| {
+            PlayerSpec::parse(spec)?.with_engine_options(flag_pairs("--player-option", options)?)
+        })
+        .collect()
+}
+
+fn match_config(args: &MatchArgs, players: [PlayerSpec; 2]) -> Result<MatchConfig, String> {
+    let game = args.game.clone().ok_or("--game is required")?;
     let openings = match &args.openings {
         Some(path) => matches::read_openings(&read_file(path)?)
             .map_err(|e| format!("{}: {e}", path.display()))?,
@@ -708,7 +779,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     Ok(MatchConfig {
         game,
         options: flag_pairs("--option", &args.options)?,
-        players: [p1, p2],
+        players,
         games: args.games,
         time: time_control(args)?,
         openings,
@@ -753,9 +824,38 @@ fn run_match(args: &MatchArgs) -> Result<Ended, String> {
     if !args.merge.is_empty() {
         return run_replay(args, &args.merge).map(|()| Ended::Complete);
     }
-    let mut config = match_config(args)?;
+    if !args.players.is_empty() {
+        return run_tournament(args);
+    }
+    let mut config = match_config(args, match_players(args)?)?;
     config.stop = Some(matches::interrupt::install());
     let report = matches::run_match(&config, &mut std::io::stdout().lock())?;
+    Ok(if report.interrupted {
+        Ended::Interrupted
+    } else {
+        Ended::Complete
+    })
+}
+
+/// `agon match --player … [--tournament FORMAT]`.
+fn run_tournament(args: &MatchArgs) -> Result<Ended, String> {
+    let players = tournament_players(args)?;
+    if players.len() < 2 {
+        return Err("a tournament needs at least two players (--player SPEC, repeated)".into());
+    }
+    let mut settings = match_config(args, [players[0].clone(), players[1].clone()])?;
+    settings.stop = Some(matches::interrupt::install());
+    let config = TournamentConfig {
+        settings,
+        players,
+        format: Format::parse(args.tournament.as_deref().unwrap_or("round-robin"))?,
+        rounds: args.rounds.unwrap_or(1),
+        games_per_pairing: args.games_per_pairing,
+        standings: args.standings.clone(),
+        anchor: Anchor::parse(&args.anchor)?,
+        prior_draws: parse_prior_draws(&args.prior_draws)?,
+    };
+    let report = tournament::run_tournament(&config, &mut std::io::stdout().lock())?;
     Ok(if report.interrupted {
         Ended::Interrupted
     } else {
@@ -792,8 +892,35 @@ fn run_tune(args: &TuneArgs) -> Result<(), String> {
     command.execute(&mut std::io::stdout())
 }
 
-/// `--replay FILE` and `--merge FILES…`.
+/// `--replay FILE` and `--merge FILES…`; a tournament's record files give
+/// its standings.
 fn run_replay(args: &MatchArgs, paths: &[PathBuf]) -> Result<(), String> {
+    let tournament_files = paths
+        .iter()
+        .filter(|path| {
+            std::fs::read_to_string(path).is_ok_and(|t| tournament::is_tournament_file(&t))
+        })
+        .count();
+    if tournament_files > 0 {
+        if tournament_files < paths.len() {
+            return Err(
+                "some of these files are a tournament's records and some are not: not merged"
+                    .into(),
+            );
+        }
+        let config = tournament::MergeConfig {
+            files: paths.to_vec(),
+            out: args.out.clone(),
+            pgn: args.pgn.clone(),
+            standings: args.standings.clone(),
+            anchor: Anchor::parse(&args.anchor)?,
+            prior_draws: parse_prior_draws(&args.prior_draws)?,
+        };
+        return tournament::merge(&config, &mut std::io::stdout().lock()).map(|_| ());
+    }
+    if args.standings.is_some() {
+        return Err("--standings is for a tournament's records".into());
+    }
     let config = matches::replay::ReplayConfig {
         files: paths.to_vec(),
         merge: !args.merge.is_empty(),

@@ -2,6 +2,8 @@
 //! records, opening files, forfeits of broken external engines, matches
 //! between built-in and external players, and the Nim test suite.
 
+mod common;
+
 use agon::engine::options::SearchChoice;
 use agon::game::{Outcome, Player};
 use agon::tools::analyse::{self, AnalyseConfig, AnalyseLimits};
@@ -10,48 +12,13 @@ use agon::tools::matches::record::{GameRecord, replay};
 use agon::tools::matches::spec::PlayerSpec;
 use agon::tools::matches::stats::{Hypothesis, Score, Sprt, elo_line, score_line};
 use agon::tools::matches::{MatchConfig, MatchReport, TimeControl, read_openings, run_match};
-use std::path::PathBuf;
+use common::{agon, nim_match, scratch};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const AGON: &str = env!("CARGO_BIN_EXE_agon");
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("agon-tools-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
-}
-
-fn nim_match(p1: &str, p2: &str, games: usize) -> MatchConfig {
-    MatchConfig {
-        game: "nim".into(),
-        options: Vec::new(),
-        players: [
-            PlayerSpec::parse(p1).expect("valid p1"),
-            PlayerSpec::parse(p2).expect("valid p2"),
-        ],
-        games,
-        time: TimeControl::movetime(20),
-        openings: Vec::new(),
-        concurrency: 1,
-        out: None,
-        sprt: None,
-        seed: 7,
-        max_plies: None,
-        adjudication: Adjudication::default(),
-        progress: false,
-        handshake_timeout: Duration::from_secs(10),
-        verbose: false,
-        report_every: 0,
-        pgn: None,
-        shard: None,
-        stop: None,
-    }
-}
 
 /// Plays a match; returns the report and the summary lines (the per-game
 /// `Finished game` lines, printed without a terminal, are left out).
@@ -1187,15 +1154,6 @@ fn every_games_options_round_trip_through_the_record_format() {
     );
     assert!(GameRecord::parse("1\tnim\t,Heaps=3\ta\tb\t-\t-\tdraw\tr").is_err());
     assert!(GameRecord::parse("1\tnim\tHeaps=3%2\ta\tb\t-\t-\tdraw\tr").is_err());
-}
-
-fn agon(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(AGON).args(args).output().expect("agon runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Helpers shared by the game tests.
+//! Helpers shared by the game and tool tests.
 //!
 //! Each test binary compiles this module and uses a part of it.
 #![allow(dead_code)]
@@ -85,4 +85,56 @@ pub fn shipped_network<G: agon::game::Game>() -> agon::network::Network {
 /// What `network` says of `position`, from its side to move's view.
 pub fn network_score<G: agon::game::Game>(network: &agon::network::Network, position: &G) -> i32 {
     network.evaluate_position(position, &mut Vec::new())
+}
+
+/// A fresh scratch directory for one test, named after the test binary's
+/// process and `name`.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("agon-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// Runs the `agon` binary: whether it succeeded, its output and errors.
+pub fn agon(args: &[&str]) -> (bool, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agon"))
+        .args(args)
+        .output()
+        .expect("agon runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A Nim match between two built-in players (`agon:…` specs): 20 ms per
+/// move, no openings, one game at a time, seed 7, nothing written.
+pub fn nim_match(p1: &str, p2: &str, games: usize) -> agon::tools::matches::MatchConfig {
+    use agon::tools::matches::spec::PlayerSpec;
+    agon::tools::matches::MatchConfig {
+        game: "nim".into(),
+        options: Vec::new(),
+        players: [
+            PlayerSpec::parse(p1).expect("valid p1"),
+            PlayerSpec::parse(p2).expect("valid p2"),
+        ],
+        games,
+        time: agon::tools::matches::TimeControl::movetime(20),
+        openings: Vec::new(),
+        concurrency: 1,
+        out: None,
+        sprt: None,
+        seed: 7,
+        max_plies: None,
+        adjudication: agon::tools::matches::adjudication::Adjudication::default(),
+        progress: false,
+        handshake_timeout: std::time::Duration::from_secs(10),
+        verbose: false,
+        report_every: 0,
+        pgn: None,
+        shard: None,
+        stop: None,
+    }
 }

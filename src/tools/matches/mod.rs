@@ -16,12 +16,14 @@ pub mod interrupt;
 pub mod pgn;
 pub mod plan;
 pub mod player;
+pub mod ratings;
 pub mod record;
 pub mod referee;
 pub mod replay;
 pub mod spec;
 pub mod stats;
 pub mod time_control;
+pub mod tournament;
 pub mod writer;
 
 use crate::game::{Game, Player};
@@ -162,7 +164,7 @@ pub fn run_match(config: &MatchConfig, out: &mut dyn Write) -> Result<MatchRepor
             "--sprt decides over the whole match: merge the shards' records and test there".into(),
         );
     }
-    check_uai_rules(config)?;
+    check_uai_rules(&config.game, &config.options, &config.players)?;
     let report = visit_game(
         &config.game,
         RunMatch {
@@ -187,15 +189,18 @@ pub fn run_match(config: &MatchConfig, out: &mut dyn Write) -> Result<MatchRepor
 
 /// UAI engines play standard Ataxx (Agon's `uai` switches to it), so the
 /// referee must apply the same rules.
-fn check_uai_rules(config: &MatchConfig) -> Result<(), String> {
-    let uai = config.players.iter().any(
+fn check_uai_rules(
+    game: &str,
+    options: &[(String, String)],
+    players: &[PlayerSpec],
+) -> Result<(), String> {
+    let uai = players.iter().any(
         |p| matches!(&p.kind, spec::PlayerKind::External(e) if e.dialect == spec::Dialect::Uai),
     );
-    let standard = config
-        .options
+    let standard = options
         .iter()
         .any(|(n, v)| n.eq_ignore_ascii_case("Rules") && v.eq_ignore_ascii_case("standard"));
-    if uai && config.game.eq_ignore_ascii_case("ataxx") && !standard {
+    if uai && game.eq_ignore_ascii_case("ataxx") && !standard {
         return Err("uai: engines play standard Ataxx; add --option Rules=standard".into());
     }
     Ok(())
@@ -252,74 +257,23 @@ type Finished = (usize, GameRecord, Player);
 
 impl<'a, G: Game> MatchRun<'a, G> {
     fn new(config: &'a MatchConfig) -> Result<Self, String> {
-        let mut options = G::Options::default();
-        for (name, value) in &config.options {
-            crate::game::set_option(&mut options, name, value)?;
-        }
-        let starts = if config.openings.is_empty() {
-            vec![G::start(&options)]
-        } else {
-            config
-                .openings
-                .iter()
-                .map(|fen| {
-                    G::from_fen(fen, &options).map_err(|e| format!("bad opening '{fen}': {e}"))
-                })
-                .collect::<Result<_, _>>()?
-        };
         Ok(MatchRun {
             config,
             names: display_names(&config.players),
-            starts,
+            starts: start_positions(config)?,
         })
     }
 
     /// The setup of game `index` (from 0) and the first player's side.
     fn setup(&self, index: usize) -> (GameSetup<'a, G>, Player) {
-        let first_side = if index.is_multiple_of(2) {
-            Player::X
-        } else {
-            Player::O
-        };
-        let start = self.starts[(index / 2) % self.starts.len()].clone();
-        let names = match first_side {
-            Player::X => self.names.clone(),
-            Player::O => [self.names[1].clone(), self.names[0].clone()],
-        };
-        let seed = self
-            .config
-            .seed
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .wrapping_add(index as u64);
-        let dealt = self.deal_hidden(start, seed, first_side);
-        let setup = GameSetup {
-            number: index + 1,
-            start: dealt.start,
-            options: dealt.options,
-            player_options: dealt.told,
-            match_options: &self.config.options,
-            names,
-            time: self.config.time,
-            max_plies: self.config.max_plies,
-            adjudication: self.config.adjudication,
-            seed,
-            abandon: self.config.stop.as_deref(),
-        };
-        (setup, first_side)
-    }
-
-    /// Deals the hidden information of one game (see
-    /// [`referee::deal_hidden`]); the players that pick their own squares
-    /// are those whose spec says so.
-    fn deal_hidden(&self, start: G, seed: u64, first_side: Player) -> referee::Dealt<G> {
-        let chooses =
-            |spec: &PlayerSpec| matches!(&spec.kind, PlayerKind::Builtin(b) if b.choose_secrets);
+        let start = &self.starts[(index / 2) % self.starts.len()];
         let [first, second] = &self.config.players;
-        let choose = match first_side {
-            Player::X => [chooses(first), chooses(second)],
-            Player::O => [chooses(second), chooses(first)],
-        };
-        referee::deal_hidden(&start, &self.config.options, choose, seed)
+        game_setup(
+            self.config,
+            index,
+            start,
+            [(&self.names[0], first), (&self.names[1], second)],
+        )
     }
 
     /// The games this run plays.
@@ -334,15 +288,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
         let count = self.config.concurrency.clamp(1, games.max(1));
         (0..count)
             .map(|_| {
-                let (options, wait) = (&self.config.options, self.config.handshake_timeout);
-                let ready = |spec: &PlayerSpec, name: &str| {
-                    let mut player =
-                        make_competitor::<G>(spec, options, wait, self.config.stop.as_ref())?;
-                    player
-                        .start()
-                        .map_err(|why| format!("player {name} cannot play: {why}"))?;
-                    Ok::<_, String>(player)
-                };
+                let ready = |spec, name| ready_competitor::<G>(self.config, spec, name);
                 let [p1, p2] = &self.config.players;
                 Ok([ready(p1, &self.names[0])?, ready(p2, &self.names[1])?])
             })
@@ -476,12 +422,103 @@ impl<'a, G: Game> MatchRun<'a, G> {
     fn play(&self, index: usize, pair: &mut Pair<G>) -> Option<Finished> {
         let (setup, first_side) = self.setup(index);
         let [p1, p2] = pair;
-        let players: [&mut dyn Competitor<G>; 2] = match first_side {
-            Player::X => [p1.as_mut(), p2.as_mut()],
-            Player::O => [p2.as_mut(), p1.as_mut()],
-        };
-        play_game(&setup, players).map(|record| (index, record, first_side))
+        play_seated(&setup, first_side, [p1.as_mut(), p2.as_mut()])
+            .map(|record| (index, record, first_side))
     }
+}
+
+/// The start positions of a match's games: its openings, or the game's
+/// start position.
+fn start_positions<G: Game>(config: &MatchConfig) -> Result<Vec<G>, String> {
+    let mut options = G::Options::default();
+    for (name, value) in &config.options {
+        crate::game::set_option(&mut options, name, value)?;
+    }
+    if config.openings.is_empty() {
+        return Ok(vec![G::start(&options)]);
+    }
+    config
+        .openings
+        .iter()
+        .map(|fen| G::from_fen(fen, &options).map_err(|e| format!("bad opening '{fen}': {e}")))
+        .collect()
+}
+
+/// The setup of game `index` (from 0) of a match run under `config`,
+/// from `start`, between `players` (first and second: display name and
+/// spec), and the first player's side: `x` in even-indexed games (the
+/// first of each opening pair). Built-in players' random choices and the
+/// dealt hidden information come from the match seed and `index`.
+fn game_setup<'a, G: Game>(
+    config: &'a MatchConfig,
+    index: usize,
+    start: &G,
+    players: [(&str, &PlayerSpec); 2],
+) -> (GameSetup<'a, G>, Player) {
+    let first_side = if index.is_multiple_of(2) {
+        Player::X
+    } else {
+        Player::O
+    };
+    let [first, second] = players;
+    let (x, o) = match first_side {
+        Player::X => (first, second),
+        Player::O => (second, first),
+    };
+    let seed = config
+        .seed
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(index as u64);
+    // The players that pick their own secret squares are those whose
+    // spec says so (see [`referee::deal_hidden`]).
+    let chooses =
+        |spec: &PlayerSpec| matches!(&spec.kind, PlayerKind::Builtin(b) if b.choose_secrets);
+    let dealt = referee::deal_hidden(start, &config.options, [chooses(x.1), chooses(o.1)], seed);
+    let setup = GameSetup {
+        number: index + 1,
+        start: dealt.start,
+        options: dealt.options,
+        player_options: dealt.told,
+        match_options: &config.options,
+        names: [x.0.to_owned(), o.0.to_owned()],
+        time: config.time,
+        max_plies: config.max_plies,
+        adjudication: config.adjudication,
+        seed,
+        abandon: config.stop.as_deref(),
+    };
+    (setup, first_side)
+}
+
+/// Creates the player of `spec` for a match under `config` and gets it
+/// ready (an external engine started and through its handshake); an error
+/// names the player.
+fn ready_competitor<G: Game>(
+    config: &MatchConfig,
+    spec: &PlayerSpec,
+    name: &str,
+) -> Result<Box<dyn Competitor<G>>, String> {
+    let (options, wait) = (&config.options, config.handshake_timeout);
+    let mut player = make_competitor::<G>(spec, options, wait, config.stop.as_ref())?;
+    player
+        .start()
+        .map_err(|why| format!("player {name} cannot play: {why}"))?;
+    Ok(player)
+}
+
+/// Plays the game of `setup` between `players` (first and second), the
+/// first on `first_side`; `None` when the game was abandoned.
+fn play_seated<G: Game>(
+    setup: &GameSetup<'_, G>,
+    first_side: Player,
+    players: [&mut dyn Competitor<G>; 2],
+) -> Option<GameRecord> {
+    let [p1, p2] = players;
+    let seated: [&mut dyn Competitor<G>; 2] = match first_side {
+        Player::X => [p1, p2],
+        Player::O => [p2, p1],
+    };
+    play_game(setup, seated)
 }
 
 /// The running results, the SPRT and the records not yet written.

@@ -57,6 +57,11 @@ impl RecordWriter {
         })
     }
 
+    /// Writes a comment line, `# text` (a record file's header).
+    pub fn comment(&mut self, text: &str) {
+        self.line(&format!("# {text}"));
+    }
+
     fn line(&mut self, text: &str) {
         if self.failed.is_none()
             && let Err(e) = writeln!(self.file, "{text}").and_then(|()| self.file.flush())
