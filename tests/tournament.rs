@@ -250,6 +250,8 @@ fn a_stopped_tournament_resumes_without_playing_a_game_twice() {
     assert_eq!(numbers, (1..=18).collect::<Vec<_>>());
     assert_eq!(resumed.records, whole.records);
     assert_eq!(resumed.standings.table, whole.standings.table);
+    // The file was rewritten through a temporary one, renamed over it.
+    assert!(!dir.join("games.txt.tmp").exists());
     // Once complete, nothing is left to play.
     let (done, text) = play(&config);
     assert_eq!(done.played, 0);

@@ -31,7 +31,7 @@ use super::player::Competitor;
 use super::ratings::{Anchor, Crosstable, Standings};
 use super::record::GameRecord;
 use super::spec::PlayerSpec;
-use super::writer::RecordWriter;
+use super::writer::{RecordWriter, temporary_path};
 use super::{
     MatchConfig, check_uai_rules, finished_line, game_setup, play_seated, progress_bar,
     ready_competitor, start_positions,
@@ -596,6 +596,9 @@ impl<'a, G: Game> TournamentRun<'a, G> {
             .collect()
     }
 
+    /// The record and PGN writers, each file written anew with the games
+    /// resumed from it: first to a temporary file, renamed over the old one
+    /// once they are all in, so that a stop meanwhile loses nothing.
     fn writers(&self, resumed: &[GameRecord]) -> Result<Vec<RecordWriter>, String> {
         let settings = &self.config.settings;
         // Games are written as they finish, so a plan's order is unused.
@@ -605,17 +608,21 @@ impl<'a, G: Game> TournamentRun<'a, G> {
         };
         let mut writers = Vec::new();
         if let Some(path) = &settings.out {
-            let mut writer = RecordWriter::records(path, plan)?;
+            let mut writer = RecordWriter::records(&temporary_path(path), plan)?;
             writer.comment(&format!("{HEADER_PREFIX}{}", self.header));
-            writers.push(writer);
+            writers.push((writer, path));
         }
         if let Some(path) = &settings.pgn {
-            writers.push(RecordWriter::pgn(path, plan)?);
+            writers.push((RecordWriter::pgn(&temporary_path(path), plan)?, path));
         }
-        for writer in &mut writers {
-            writer.write_all(resumed)?;
-        }
-        Ok(writers)
+        writers
+            .into_iter()
+            .map(|(mut writer, path)| {
+                writer.write_all(resumed)?;
+                writer.rename_to(path)?;
+                Ok(writer)
+            })
+            .collect()
     }
 
     fn run(&self, out: &mut dyn Write) -> Result<TournamentReport, String> {

@@ -7,7 +7,7 @@ use super::plan::Plan;
 use super::record::{self, GameRecord};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How a [`RecordWriter`] writes one game.
 type Render = Box<dyn Fn(&GameRecord) -> Result<String, String>>;
@@ -95,4 +95,25 @@ impl RecordWriter {
         }
         self.failed.take().map_or(Ok(()), Err)
     }
+
+    /// Moves what was written so far (to a temporary file, see
+    /// [`temporary_path`]) over `target`, then goes on writing there: the
+    /// old file is replaced whole or not at all, so a run stopped while it
+    /// rewrites a file it resumes from loses nothing.
+    pub fn rename_to(&mut self, target: &Path) -> Result<(), String> {
+        self.file
+            .flush()
+            .and_then(|()| std::fs::rename(&self.path, target))
+            .map_err(|e| format!("cannot write '{}': {e}", target.display()))?;
+        self.path = target.to_path_buf();
+        Ok(())
+    }
+}
+
+/// `path` with `.tmp` added to its name, beside it (so that a rename over
+/// `path` stays on one file system).
+pub fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
 }

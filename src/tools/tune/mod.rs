@@ -20,11 +20,12 @@ pub mod spsa;
 
 use crate::tools::matches::adjudication::Adjudication;
 use crate::tools::matches::spec::{PlayerKind, PlayerSpec};
+use crate::tools::matches::writer::temporary_path;
 use crate::tools::matches::{MatchConfig, TimeControl, run_match};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use spsa::{PairResult, Spsa};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -198,12 +199,6 @@ fn write_state(spsa: &Spsa, config: &RunConfig) -> Result<(), String> {
     std::fs::write(&temporary, text)
         .and_then(|()| std::fs::rename(&temporary, path))
         .map_err(|e| format!("cannot write the state '{}': {e}", path.display()))
-}
-
-fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
 }
 
 fn progress_bar(show: bool, pairs: u64) -> ProgressBar {
