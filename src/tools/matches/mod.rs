@@ -10,6 +10,7 @@
 //! `seed` and the game number, so a match is repeatable up to timing.
 
 pub mod adjudication;
+pub mod clock_use;
 pub mod external;
 pub mod forfeit;
 pub mod interrupt;
@@ -139,6 +140,7 @@ impl MatchReport {
         if let Some(sprt) = &self.sprt {
             lines.push(sprt.line());
         }
+        lines.extend(clock_use::clock_line(&self.names, &self.records));
         lines
     }
 }
