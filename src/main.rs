@@ -154,6 +154,10 @@ struct GuiArgs {
     /// Do not open a browser.
     #[arg(long)]
     no_open: bool,
+    /// How much lower the engines' scheduling priority is (Unix nice, 0 to
+    /// 19), so that the page stays quick while they search.
+    #[arg(long, default_value_t = tools::gui::ENGINE_NICENESS)]
+    engine_nice: i32,
 }
 
 /// Arguments of `agon train`.
@@ -647,7 +651,13 @@ fn run_solve(position: &PositionArgs, threads: usize, hash_mb: usize) -> Result<
 fn run_gui(args: &GuiArgs) -> Result<(), String> {
     let program = std::env::current_exe()
         .map_err(|e| format!("cannot find this program to run it as the engine: {e}"))?;
-    let config = tools::gui::GuiConfig::new(args.port, program, &args.engines, !args.no_open)?;
+    let config = tools::gui::GuiConfig::new(
+        args.port,
+        program,
+        &args.engines,
+        !args.no_open,
+        args.engine_nice,
+    )?;
     tools::gui::run(&config)
 }
 

@@ -68,15 +68,25 @@ pub struct GuiConfig {
     pub open: bool,
 }
 
+/// The engines' niceness under `agon gui` unless `--engine-nice` says
+/// otherwise: a searching engine takes a whole core, and on a small
+/// machine the browser then drew an engine's move up to twice as late.
+pub const ENGINE_NICENESS: i32 = 10;
+
 impl GuiConfig {
     /// The configuration for `agon gui`: the built-in engine (this program,
-    /// `agon_program`, in UGI mode) and the `--engine NAME=ugi:CMD` ones.
+    /// `agon_program`, in UGI mode) and the `--engine NAME=ugi:CMD` ones,
+    /// every one run at `niceness` (0 to 19) below this program.
     pub fn new(
         port: u16,
         agon_program: PathBuf,
         engine_args: &[String],
         open: bool,
+        niceness: i32,
     ) -> Result<GuiConfig, String> {
+        if !(0..=19).contains(&niceness) {
+            return Err(format!("--engine-nice takes 0 to 19, not {niceness}"));
+        }
         let mut engines = vec![EngineEntry {
             name: BUILTIN_ENGINE.to_owned(),
             spec: ExternalSpec {
@@ -84,6 +94,7 @@ impl GuiConfig {
                 program: agon_program.to_string_lossy().into_owned(),
                 args: vec!["ugi".to_owned()],
                 options: Vec::new(),
+                niceness,
             },
         }];
         for arg in engine_args {
@@ -104,11 +115,12 @@ impl GuiConfig {
                 return Err(format!("engine name '{name}' is given twice"));
             }
             let spec = PlayerSpec::parse(command)?;
-            let PlayerKind::External(spec) = spec.kind else {
+            let PlayerKind::External(mut spec) = spec.kind else {
                 return Err(format!(
                     "--engine {name}: the command must start with ugi: or uai:, not '{command}'"
                 ));
             };
+            spec.niceness = niceness;
             engines.push(EngineEntry {
                 name: name.to_owned(),
                 spec,
@@ -776,15 +788,25 @@ mod tests {
             PathBuf::from("/bin/agon"),
             &["other=ugi:/usr/bin/eng --x".to_owned()],
             false,
+            ENGINE_NICENESS,
         )
         .expect("valid");
         assert_eq!(config.engines.len(), 2);
         assert_eq!(config.engines[1].spec.args, vec!["--x".to_owned()]);
+        assert!(
+            config
+                .engines
+                .iter()
+                .all(|e| e.spec.niceness == ENGINE_NICENESS)
+        );
         for bad in ["x", "a b=ugi:e", "agon=ugi:e", "y=agon:depth=2"] {
             assert!(
-                GuiConfig::new(0, PathBuf::from("a"), &[bad.to_owned()], false).is_err(),
+                GuiConfig::new(0, PathBuf::from("a"), &[bad.to_owned()], false, 0).is_err(),
                 "{bad}"
             );
+        }
+        for niceness in [-1, 20] {
+            assert!(GuiConfig::new(0, PathBuf::from("a"), &[], false, niceness).is_err());
         }
     }
 }

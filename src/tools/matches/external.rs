@@ -248,13 +248,21 @@ impl ExternalEngine {
         // The terminal's Ctrl+C is the match's to handle (it stops the
         // engines itself, see `super::interrupt`): the engine ignores it.
         // Every other signal to the process group still reaches it.
+        // A lower priority (`niceness`) is kept across exec and by every
+        // thread the engine starts; it is best effort (a failure leaves the
+        // engine at this program's priority).
         #[cfg(unix)]
-        // SAFETY: between fork and exec only `signal`, which is
-        // async-signal-safe, runs; an ignored signal stays ignored across
-        // exec.
+        let niceness = self.spec.niceness.clamp(0, 19);
+        #[cfg(unix)]
+        // SAFETY: between fork and exec only `signal` and `nice` run, each
+        // a single system call that takes no lock; an ignored signal stays
+        // ignored across exec.
         unsafe {
-            std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
                 libc::signal(libc::SIGINT, libc::SIG_IGN);
+                if niceness > 0 {
+                    libc::nice(niceness);
+                }
                 Ok(())
             });
         }
@@ -488,5 +496,39 @@ mod tests {
             ..GoParams::default()
         };
         assert_eq!(go_command(&deep, Dialect::Ugi), "go depth 6 nodes 1000");
+    }
+
+    /// The engine reports its own niceness (as `nice` prints it) to a file.
+    #[cfg(unix)]
+    fn niceness_seen_by_engine(niceness: i32) -> i32 {
+        let file =
+            std::env::temp_dir().join(format!("agon-nice-{}-{niceness}", std::process::id()));
+        let script = format!(
+            "nice > '{}'; while read -r line; do case \"$line\" in ugi) echo ugiok ;; isready) echo readyok ;; quit) exit 0 ;; esac; done",
+            file.display()
+        );
+        let spec = ExternalSpec {
+            dialect: Dialect::Ugi,
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script],
+            options: Vec::new(),
+            niceness,
+        };
+        let own: i32 = unsafe { libc::nice(0) };
+        let mut engine = ExternalEngine::new(spec, "nim", &[]);
+        engine.ensure_running().expect("the script engine starts");
+        engine.kill();
+        let seen = std::fs::read_to_string(&file).expect("the engine wrote its niceness");
+        let _ = std::fs::remove_file(&file);
+        seen.trim().parse::<i32>().expect("a number") - own
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_engine_runs_at_the_niceness_its_spec_asks() {
+        assert_eq!(niceness_seen_by_engine(0), 0);
+        let own: i32 = unsafe { libc::nice(0) };
+        // A process cannot go below niceness 19.
+        assert_eq!(niceness_seen_by_engine(7), 7.min(19 - own));
     }
 }

@@ -95,6 +95,11 @@ pub struct ExternalSpec {
     /// Engine options (`setoption name N value V`), sent after the game's
     /// options each time the process starts (`--p1-option`).
     pub options: Vec<(String, String)>,
+    /// How far below this program's the process's scheduling priority is
+    /// set (Unix `nice`, 0 to 19): 0 in matches, where every engine gets
+    /// the same share of the machine; the web board sets it so that the
+    /// page it draws is not kept waiting by the engine it shows.
+    pub niceness: i32,
 }
 
 /// What plays: built in, or an external process.
@@ -197,6 +202,7 @@ fn external(text: &str, dialect: Dialect, command: &str) -> Result<PlayerSpec, S
             program: program.clone(),
             args: args.to_vec(),
             options: Vec::new(),
+            niceness: 0,
         }),
     })
 }

@@ -260,7 +260,10 @@ function render() {
   if (key !== boardKey) {
     boardKey = key;
     const drawn = game.draw(view);
-    $('board').replaceChildren(drawn.svg);
+    // A module may update its board in place (CTOR does): it is then
+    // already there, and putting it back would paint it all again.
+    const holder = $('board');
+    if (holder.firstChild !== drawn.svg || holder.childNodes.length !== 1) holder.replaceChildren(drawn.svg);
     $('panel').replaceChildren(...(drawn.panel ? [drawn.panel] : []));
   }
   // Moves that are not made on the board: passes, 'end', substitutions.
