@@ -364,6 +364,12 @@ struct MatchArgs {
     /// Named time control: `seed30` = 30 s per move, loss on time, no margin.
     #[arg(long)]
     preset: Option<String>,
+    /// Nodes per move for every player (cutechess's `-each nodes=N`):
+    /// external engines get `go … nodes N`, built-in players without a
+    /// `nodes=` of their own stop there; with no --movetime or --tc a move
+    /// may take up to 10 s. Fixed nodes make games repeatable.
+    #[arg(long, conflicts_with = "preset")]
+    nodes: Option<u64>,
     /// Openings file: one position per line; each is played twice with
     /// colours swapped.
     #[arg(long)]
@@ -403,12 +409,12 @@ struct MatchArgs {
     draw: Vec<String>,
     /// Replay a record file through the rules and print its score; with
     /// --out and --pgn, write its verified games.
-    #[arg(long, conflicts_with_all = ["p1", "p2", "players", "player_options", "tournament", "rounds", "games_per_pairing", "merge", "options", "p1_options", "p2_options", "movetime", "tc", "preset", "openings", "shard", "resign", "draw", "max_plies"])]
+    #[arg(long, conflicts_with_all = ["p1", "p2", "players", "player_options", "tournament", "rounds", "games_per_pairing", "merge", "options", "p1_options", "p2_options", "movetime", "tc", "preset", "nodes", "openings", "shard", "resign", "draw", "max_plies"])]
     replay: Option<PathBuf>,
     /// Combine the record files of a match's shards (`--shard`) into one
     /// result, verified through the rules; with --out and --pgn, write the
     /// combined games.
-    #[arg(long, num_args = 1.., value_name = "FILES", conflicts_with_all = ["p1", "p2", "players", "player_options", "tournament", "rounds", "games_per_pairing", "options", "p1_options", "p2_options", "movetime", "tc", "preset", "openings", "shard", "resign", "draw", "max_plies"])]
+    #[arg(long, num_args = 1.., value_name = "FILES", conflicts_with_all = ["p1", "p2", "players", "player_options", "tournament", "rounds", "games_per_pairing", "options", "p1_options", "p2_options", "movetime", "tc", "preset", "nodes", "openings", "shard", "resign", "draw", "max_plies"])]
     merge: Vec<PathBuf>,
     /// Also write the games as PGN to this file.
     #[arg(long)]
@@ -729,21 +735,30 @@ fn read_file(path: &PathBuf) -> Result<String, String> {
 }
 
 fn time_control(args: &MatchArgs) -> Result<TimeControl, String> {
+    if args.nodes == Some(0) {
+        return Err("--nodes takes a number above 0".into());
+    }
     match (&args.movetime, &args.tc, args.preset.as_deref()) {
+        (None, None, None) if args.nodes.is_some() => Ok(TimeControl::for_nodes()),
         (Some(ms), None, None) if *ms > 0 => Ok(TimeControl::movetime(*ms)),
         (None, Some(tc), None) => TimeControl::parse_clock(tc),
         (None, None, Some("seed30")) => Ok(TimeControl::seed30()),
         (None, None, Some(other)) => Err(format!("unknown preset '{other}' (presets: seed30)")),
-        _ => Err("give one of --movetime MS (above 0), --tc BASE+INC or --preset seed30".into()),
+        _ => Err(
+            "give one of --movetime MS (above 0), --tc BASE+INC, --preset seed30 or --nodes N"
+                .into(),
+        ),
     }
 }
 
 /// The two players of a match (`--p1`, `--p2`).
 fn match_players(args: &MatchArgs) -> Result<[PlayerSpec; 2], String> {
     let p1 = PlayerSpec::parse(args.p1.as_deref().ok_or("--p1 is required")?)?
-        .with_engine_options(flag_pairs("--p1-option", &args.p1_options)?)?;
+        .with_engine_options(flag_pairs("--p1-option", &args.p1_options)?)?
+        .with_default_nodes(args.nodes);
     let p2 = PlayerSpec::parse(args.p2.as_deref().ok_or("--p2 is required")?)?
-        .with_engine_options(flag_pairs("--p2-option", &args.p2_options)?)?;
+        .with_engine_options(flag_pairs("--p2-option", &args.p2_options)?)?
+        .with_default_nodes(args.nodes);
     Ok([p1, p2])
 }
 
@@ -769,7 +784,9 @@ fn tournament_players(args: &MatchArgs) -> Result<Vec<PlayerSpec>, String> {
         .iter()
         .zip(&options)
         .map(|(spec, options)| {
-            PlayerSpec::parse(spec)?.with_engine_options(flag_pairs("--player-option", options)?)
+            Ok(PlayerSpec::parse(spec)?
+                .with_engine_options(flag_pairs("--player-option", options)?)?
+                .with_default_nodes(args.nodes))
         })
         .collect()
 }
@@ -792,6 +809,7 @@ fn match_config(args: &MatchArgs, players: [PlayerSpec; 2]) -> Result<MatchConfi
         players,
         games: args.games,
         time: time_control(args)?,
+        nodes: args.nodes,
         openings,
         concurrency: args.concurrency.max(1),
         out: args.out.clone(),

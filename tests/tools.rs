@@ -1375,3 +1375,51 @@ fn small_output_defects() {
         );
     }
 }
+
+/// `--nodes N` limits every player, external engines through `go … nodes
+/// N`: Agon as an external engine then plays exactly the games of the
+/// built-in player with `nodes=N` (one thread, deterministic), and a
+/// built-in player's own `nodes=` is kept.
+#[test]
+fn match_nodes_limit_reaches_external_engines_and_makes_games_repeatable() {
+    let dir = scratch("match-nodes");
+    let moves_of = |p1: &[&str], nodes: &str, name: &str| {
+        let out = dir.join(name);
+        let out_text = out.to_string_lossy().into_owned();
+        let mut args = vec!["match", "--game", "ataxx"];
+        args.extend_from_slice(p1);
+        args.extend_from_slice(&["--p2", "agon:eval=classic,name=b", "--nodes", nodes]);
+        args.extend_from_slice(&["--games", "2", "--no-progress", "--out", &out_text]);
+        let (ok, stdout, stderr) = agon(&args);
+        assert!(ok, "{stdout}{stderr}");
+        let text = std::fs::read_to_string(&out).expect("records written");
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('\t').nth(6).expect("moves").to_owned())
+            .collect::<Vec<_>>()
+    };
+    let external = format!("ugi:{AGON}");
+    let built_in = moves_of(&["--p1", "agon:eval=classic,name=a"], "800", "a.txt");
+    let through_go = moves_of(
+        &["--p1", &external, "--p1-option", "Eval=classic"],
+        "800",
+        "b.txt",
+    );
+    assert_eq!(built_in.len(), 2);
+    assert_eq!(through_go, built_in);
+    // A player's own nodes= wins over --nodes.
+    let own = moves_of(
+        &["--p1", "agon:eval=classic,nodes=800,name=a"],
+        "50",
+        "c.txt",
+    );
+    let all_50 = moves_of(&["--p1", "agon:eval=classic,name=a"], "50", "d.txt");
+    assert_ne!(own, all_50);
+    let (ok, _, stderr) = agon(&[
+        "match", "--game", "nim", "--p1", "agon", "--p2", "agon", "--nodes", "0",
+    ]);
+    assert!(
+        !ok && stderr.contains("--nodes takes a number above 0"),
+        "{stderr}"
+    );
+}

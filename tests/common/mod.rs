@@ -122,6 +122,7 @@ pub fn nim_match(p1: &str, p2: &str, games: usize) -> agon::tools::matches::Matc
         ],
         games,
         time: agon::tools::matches::TimeControl::movetime(20),
+        nodes: None,
         openings: Vec::new(),
         concurrency: 1,
         out: None,

@@ -95,6 +95,7 @@ impl GuiConfig {
                 args: vec!["ugi".to_owned()],
                 options: Vec::new(),
                 niceness,
+                nodes: None,
             },
         }];
         for arg in engine_args {

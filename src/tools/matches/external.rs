@@ -127,7 +127,11 @@ impl ExternalEngine {
         wait: Duration,
     ) -> Result<String, Forfeit> {
         self.send_position(start, moves)?;
-        self.send(&go_command(go, self.spec.dialect))?;
+        let go = GoParams {
+            nodes: self.spec.nodes.or(go.nodes),
+            ..go.clone()
+        };
+        self.send(&go_command(&go, self.spec.dialect))?;
         let deadline = Instant::now() + wait;
         let mut score = None;
         let answer = self.wait_for(deadline, |line| {
@@ -513,6 +517,7 @@ mod tests {
             args: vec!["-c".into(), script],
             options: Vec::new(),
             niceness,
+            nodes: None,
         };
         let own: i32 = unsafe { libc::nice(0) };
         let mut engine = ExternalEngine::new(spec, "nim", &[]);

@@ -59,6 +59,10 @@ pub struct MatchConfig {
     pub games: usize,
     /// Time control.
     pub time: TimeControl,
+    /// Nodes per move that `--nodes` gave every player (the players'
+    /// specs carry it, see [`spec::PlayerSpec::with_default_nodes`]); kept
+    /// here for a tournament's header.
+    pub nodes: Option<u64>,
     /// Start positions; empty means the game's start position.
     pub openings: Vec<String>,
     /// Games played at once.

@@ -100,6 +100,9 @@ pub struct ExternalSpec {
     /// the same share of the machine; the web board sets it so that the
     /// page it draws is not kept waiting by the engine it shows.
     pub niceness: i32,
+    /// Nodes per move, sent with every `go` (`agon match --nodes`, as
+    /// cutechess's `nodes=`).
+    pub nodes: Option<u64>,
 }
 
 /// What plays: built in, or an external process.
@@ -121,6 +124,18 @@ pub struct PlayerSpec {
 }
 
 impl PlayerSpec {
+    /// Limits every move to `nodes` (`agon match --nodes`, as
+    /// cutechess's `-each nodes=N`): an external engine is sent `go …
+    /// nodes N`; a built-in player keeps a `nodes=` of its own spec (an
+    /// MCTS player's nodes are playouts, not an alpha-beta's nodes).
+    pub fn with_default_nodes(mut self, nodes: Option<u64>) -> Self {
+        match &mut self.kind {
+            PlayerKind::Builtin(builtin) => builtin.nodes = builtin.nodes.or(nodes),
+            PlayerKind::External(external) => external.nodes = nodes,
+        }
+        self
+    }
+
     /// Gives an external engine these options (`--p1-option NAME=VALUE`,
     /// as cutechess-cli's `option.NAME=VALUE`); a built-in player takes
     /// its settings in its spec instead, so options for one are an error.
@@ -203,6 +218,7 @@ fn external(text: &str, dialect: Dialect, command: &str) -> Result<PlayerSpec, S
             args: args.to_vec(),
             options: Vec::new(),
             niceness: 0,
+            nodes: None,
         }),
     })
 }

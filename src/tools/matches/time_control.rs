@@ -31,6 +31,13 @@ impl TimeControl {
         }
     }
 
+    /// The time per move of a match or tuning run limited by nodes alone
+    /// (`--nodes` without a time): ten seconds, generous, since the node
+    /// limit ends each search; only a hung engine reaches it.
+    pub fn for_nodes() -> TimeControl {
+        TimeControl::movetime(10_000)
+    }
+
     /// The seed websites' rule: 30 s per move and a player who takes longer
     /// loses, with no margin.
     pub fn seed30() -> TimeControl {

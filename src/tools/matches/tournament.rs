@@ -303,7 +303,7 @@ fn header(
     schedule: &Schedule,
 ) -> serde_json::Value {
     let settings = &config.settings;
-    serde_json::json!({
+    let mut header = serde_json::json!({
         "format": schedule.format.name(),
         "game": game,
         "options": settings.options,
@@ -315,7 +315,12 @@ fn header(
         "time": format!("{:?}", settings.time),
         "seed": settings.seed,
         "max_plies": settings.max_plies,
-    })
+    });
+    // Only when given, so that the headers of earlier files still match.
+    if let Some(nodes) = settings.nodes {
+        header["nodes"] = nodes.into();
+    }
+    header
 }
 
 /// The schedule and player names a header describes.

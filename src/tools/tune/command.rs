@@ -67,10 +67,6 @@ pub struct TuneCommand {
     pub stop: Option<Arc<AtomicBool>>,
 }
 
-/// Time per move for `--nodes` alone: generous, since the node limit ends
-/// each search.
-const NODES_MOVETIME_MS: u64 = 10_000;
-
 impl TuneCommand {
     /// Runs the command, printing to `out`.
     pub fn execute(&self, out: &mut (dyn Write + Send)) -> Result<(), String> {
@@ -212,7 +208,7 @@ impl TuneCommand {
         let time = match (self.movetime, &self.tc, self.nodes) {
             (Some(ms), None, _) if ms > 0 => TimeControl::movetime(ms),
             (None, Some(tc), _) => TimeControl::parse_clock(tc)?,
-            (None, None, Some(nodes)) if nodes > 0 => TimeControl::movetime(NODES_MOVETIME_MS),
+            (None, None, Some(nodes)) if nodes > 0 => TimeControl::for_nodes(),
             _ => {
                 return Err(
                     "give one of --movetime MS, --tc BASE+INC or --nodes N (above 0)".into(),

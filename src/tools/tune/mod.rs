@@ -291,6 +291,7 @@ impl PairPlayer for MatchPairs {
             players: [self.side("plus", plus)?, self.side("minus", minus)?],
             games: 2,
             time: self.time,
+            nodes: None,
             openings,
             concurrency: 1,
             out: None,
