@@ -545,7 +545,20 @@ fn alive(pid: i32) -> bool {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_ends_agon_match_with_the_finished_games_and_no_engine_left() {
-    let dir = scratch("sigint");
+    stop_a_match_by_signal(libc::SIGINT, "sigint");
+}
+
+/// A plain `kill` (SIGTERM) stops a match as Ctrl+C does: without it the
+/// engines outlived the match (Zataxx then spun on its closed input).
+#[cfg(unix)]
+#[test]
+fn sigterm_ends_agon_match_as_ctrl_c_does() {
+    stop_a_match_by_signal(libc::SIGTERM, "sigterm");
+}
+
+#[cfg(unix)]
+fn stop_a_match_by_signal(signal: libc::c_int, name: &str) {
+    let dir = scratch(name);
     // An engine that notes its process id and thinks for 20 s.
     let pid_file = dir.join("engine.pid");
     let spec = fake_engine(
@@ -580,8 +593,8 @@ fn ctrl_c_ends_agon_match_with_the_finished_games_and_no_engine_left() {
         std::thread::sleep(Duration::from_millis(20));
     };
     let started = Instant::now();
-    // SAFETY: sends SIGINT to the child this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    // SAFETY: sends a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, signal) };
     let output = child.wait_with_output().expect("agon ends");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(started.elapsed() < Duration::from_secs(10), "{text}");

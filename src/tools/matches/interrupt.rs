@@ -1,4 +1,5 @@
-//! Ctrl+C during `agon match`. As in cutechess-cli, the first interrupt
+//! Ctrl+C (or a plain `kill`, SIGTERM) during `agon match`. As in
+//! cutechess-cli, the first interrupt
 //! ends the match gracefully: no game starts after it, the games in
 //! progress are abandoned (not counted, not recorded), and the summary of
 //! the finished games is printed and their records written. A second
@@ -6,7 +7,10 @@
 //!
 //! The engines of a match are started with SIGINT ignored (see
 //! [`super::external`]), so the terminal's Ctrl+C reaches only the match,
-//! which then stops them with `quit` like after a normal match.
+//! which then stops them with `quit` like after a normal match. SIGTERM is
+//! taken the same way, so that a match stopped by a script or a batch
+//! system does not leave its engines behind (an engine whose input closes
+//! is not bound to exit: some then spin on end of file).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -15,7 +19,8 @@ use std::sync::{Arc, OnceLock};
 /// installed, so the handler only ever reads an initialised cell.
 static REQUESTED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
-/// Installs the SIGINT handler (once; later calls return the same flag)
+/// Installs the SIGINT and SIGTERM handler (once; later calls return the
+/// same flag)
 /// and returns the flag it sets. Where the platform has no such signal
 /// the flag simply never gets set by one.
 pub fn install() -> Arc<AtomicBool> {
@@ -50,9 +55,10 @@ fn install_handler() {
         action.sa_sigaction = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
         action.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut action.sa_mask);
-        // Failing to install leaves Ctrl+C's default: the match ends
+        // Failing to install leaves the signal's default: the match ends
         // without its summary, as before.
         libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
     }
 }
 
