@@ -426,6 +426,68 @@ fn script_engine(name: &str, on_go: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// Ctrl+C or a plain `kill` of `agon gui` ends it with its engines, also
+/// one that is thinking (and would outlive a closed input).
+#[cfg(unix)]
+#[test]
+fn a_signal_ends_the_server_and_its_engines() {
+    for (signal, name) in [(libc::SIGTERM, "term"), (libc::SIGINT, "int")] {
+        let dir = std::env::temp_dir().join(format!("agon-gui-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let pid_file = dir.join(format!("thinker-{name}.pid"));
+        let _ = std::fs::remove_file(&pid_file);
+        let thinker = script_engine(
+            &format!("thinker-{name}"),
+            // Thinks for a minute without reading its input.
+            &format!("echo $$ > {}; exec sleep 60", pid_file.display()),
+        );
+        let mut server = Server::start(&["--engine", &format!("thinker=ugi:/bin/sh {thinker}")]);
+        server.post(
+            "/api/new",
+            json!({"game": "nim", "players": [{"kind": "engine", "engine": "thinker"}, {"kind": "person"}],
+                   "limit": {"kind": "movetime", "ms": 60_000}}),
+        );
+        let until = Instant::now() + Duration::from_secs(10);
+        let engine: i32 = loop {
+            if let Some(pid) = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                break pid;
+            }
+            assert!(Instant::now() < until, "the engine never thought");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        // SAFETY: signals the server this test started.
+        unsafe { libc::kill(server.child.id() as i32, signal) };
+        let until = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = server.child.try_wait().expect("waits") {
+                break status;
+            }
+            assert!(Instant::now() < until, "the server did not stop");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(130), "{name}");
+        // Killed means no such process, or a zombie left for init to reap
+        // (which a container's first process may never do).
+        let gone = |pid: i32| {
+            // SAFETY: signal 0 only asks whether the process exists.
+            let exists = unsafe { libc::kill(pid, 0) } == 0;
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                stat.rsplit_once(')')
+                    .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+            });
+            !exists || zombie
+        };
+        let until = Instant::now() + Duration::from_secs(5);
+        while !gone(engine) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(engine), "engine {engine} outlived the server ({name})");
+    }
+}
+
 #[test]
 fn engines_that_lie_or_crash_forfeit_and_modes_start_and_stop() {
     let liar = script_engine("liar", "echo 'bestmove z9'");

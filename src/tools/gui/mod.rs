@@ -262,6 +262,7 @@ impl Gui {
 /// to, and serves.
 pub fn run(config: &GuiConfig) -> Result<(), String> {
     let gui = Gui::bind(config)?;
+    stop_engines_on_signal();
     let url = gui.url();
     println!("agon gui: {url}");
     let _ = std::io::stdout().flush();
@@ -270,6 +271,26 @@ pub fn run(config: &GuiConfig) -> Result<(), String> {
     }
     gui.serve();
     Ok(())
+}
+
+/// Ctrl+C or SIGTERM ends `agon gui` with its engines: they ignore the
+/// terminal's Ctrl+C (the match tool's rule, see `matches::interrupt`), and
+/// one left with a closed input may go on running, so they are killed
+/// before the process exits (status 130).
+fn stop_engines_on_signal() {
+    let requested = crate::tools::matches::interrupt::install();
+    let watcher = std::thread::Builder::new()
+        .name("gui-signal".into())
+        .spawn(move || {
+            while !requested.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            crate::tools::matches::external::kill_all_engines();
+            std::process::exit(130);
+        });
+    // Without the watcher a signal leaves the engines to end by themselves
+    // on their closed input, as before.
+    drop(watcher);
 }
 
 /// Opens `url` in the default browser, if one is configured; a failure

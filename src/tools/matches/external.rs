@@ -12,9 +12,9 @@ use super::spec::{Dialect, ExternalSpec};
 use crate::search::time::GoParams;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long an engine may take to answer `ugi` or `isready`, by default.
@@ -30,6 +30,81 @@ struct Running {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<(Instant, String)>,
+}
+
+/// The process ids of the engines this program runs (a [`Running`] each),
+/// so that a tool ending on a signal can stop them all: an engine is not
+/// bound to exit when its input closes (Zataxx then spins on end of file).
+static ENGINE_PIDS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+impl Running {
+    fn new(child: Child, stdin: ChildStdin, lines: Receiver<(Instant, String)>) -> Running {
+        ENGINE_PIDS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(child.id());
+        Running {
+            child,
+            stdin,
+            lines,
+        }
+    }
+}
+
+impl Running {
+    /// The process's exit status if it has exited, reaping it. The
+    /// registry's lock is held while the process is reaped and its id
+    /// removed, so [`kill_all_engines`] never signals a reaped id (which
+    /// the system may have given to another process).
+    fn try_reap(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        let mut pids = ENGINE_PIDS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let status = self.child.try_wait()?;
+        if status.is_some() {
+            let id = self.child.id();
+            pids.retain(|&pid| pid != id);
+        }
+        Ok(status)
+    }
+
+    /// Kills the process and reaps it (under the registry's lock, as
+    /// [`Running::try_reap`]).
+    fn kill_and_reap(&mut self) {
+        let mut pids = ENGINE_PIDS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let id = self.child.id();
+        pids.retain(|&pid| pid != id);
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // A process already reaped is not signalled again: `Child::kill`
+        // knows its status.
+        self.kill_and_reap();
+    }
+}
+
+/// Kills every engine process this program has started and not yet
+/// stopped (for a tool that is about to exit on a signal).
+pub fn kill_all_engines() {
+    let pids = ENGINE_PIDS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    for &pid in pids.iter() {
+        #[cfg(unix)]
+        if let Ok(pid) = i32::try_from(pid) {
+            // SAFETY: `kill` only sends a signal; `pid` is a child of this
+            // program that has not been reaped (every reaping removes its id
+            // under this lock, see `Running::try_reap`), so the id cannot
+            // belong to another process.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
 }
 
 /// Why a wait for a line ended without the line.
@@ -237,8 +312,7 @@ impl ExternalEngine {
     /// Stops and forgets the process (it is started again on next use).
     pub fn kill(&mut self) {
         if let Some(mut running) = self.running.take() {
-            let _ = running.child.kill();
-            let _ = running.child.wait();
+            running.kill_and_reap();
         }
     }
 
@@ -294,11 +368,7 @@ impl ExternalEngine {
                 }
             }
         });
-        self.running = Some(Running {
-            child,
-            stdin,
-            lines,
-        });
+        self.running = Some(Running::new(child, stdin, lines));
         self.handshake().inspect_err(|_| self.kill())
     }
 
@@ -373,7 +443,7 @@ impl ExternalEngine {
         let running = self.running.as_mut()?;
         let deadline = Instant::now() + EXIT_GRACE;
         loop {
-            match running.child.try_wait() {
+            match running.try_reap() {
                 Ok(Some(status)) => return Some(status),
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5))
@@ -419,13 +489,12 @@ impl Drop for ExternalEngine {
             let _ = writeln!(running.stdin, "quit").and_then(|()| running.stdin.flush());
             let deadline = Instant::now() + QUIT_GRACE;
             while Instant::now() < deadline {
-                if let Ok(Some(_)) = running.child.try_wait() {
+                if let Ok(Some(_)) = running.try_reap() {
                     return;
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
-            let _ = running.child.kill();
-            let _ = running.child.wait();
+            running.kill_and_reap();
         }
     }
 }
