@@ -1436,3 +1436,111 @@ fn match_nodes_limit_reaches_external_engines_and_makes_games_repeatable() {
         "{stderr}"
     );
 }
+
+/// A match whose `--out` already holds some of its games plays only the
+/// others (a last line cut short by a kill is dropped and replayed), keeps
+/// the recorded ones as they were, and counts them in its score; a file of
+/// another match is refused and left untouched.
+#[test]
+fn a_match_resumes_from_its_out_file_and_refuses_another_matchs() {
+    let dir = scratch("match-resume");
+    let whole_path = dir.join("whole.txt");
+    let mut config = nim_match("agon:name=a", "agon:player=random,name=b", 6);
+    config.out = Some(whole_path.clone());
+    let (whole, _) = play(&config);
+    let whole_text = std::fs::read_to_string(&whole_path).expect("records");
+    let lines: Vec<&str> = whole_text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 6);
+
+    // Games 1-3 recorded, game 4's line cut short by the kill.
+    let part_path = dir.join("part.txt");
+    let cut = &lines[3][..lines[3].len() / 2];
+    let part_text = format!(
+        "{}\n{}\n{cut}",
+        whole_text.lines().next().unwrap(),
+        lines[..3].join("\n")
+    );
+    std::fs::write(&part_path, &part_text).expect("writes");
+    config.out = Some(part_path.clone());
+    config.pgn = Some(dir.join("part.pgn"));
+    let (resumed, printed) = play_all(&config);
+    assert!(
+        printed.contains(&"Resuming: 3 games already recorded, 3 to play".to_owned()),
+        "{printed:?}"
+    );
+    let finished: Vec<&String> = printed
+        .iter()
+        .filter(|l| l.starts_with("Finished game"))
+        .collect();
+    assert_eq!(finished.len(), 3, "{finished:?}");
+    for game in 1..=3 {
+        let line = format!("Finished game {game} ");
+        assert!(
+            !finished.iter().any(|l| l.starts_with(&line)),
+            "game {game} replayed"
+        );
+    }
+    assert_eq!(resumed.score.games(), 6);
+    assert_eq!(resumed.records.len(), 6);
+    let after = std::fs::read_to_string(&part_path).expect("records");
+    let after_lines: Vec<&str> = after.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        after_lines[..3],
+        lines[..3],
+        "the recorded games are kept as they were"
+    );
+    let mut numbers: Vec<usize> = after_lines
+        .iter()
+        .map(|l| GameRecord::parse(l).expect("a record").number)
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=6).collect::<Vec<_>>());
+    let pgn = std::fs::read_to_string(dir.join("part.pgn")).expect("pgn");
+    assert_eq!(
+        pgn.matches("[Event ").count(),
+        6,
+        "the PGN holds every game"
+    );
+    // Nim at 20 ms is decided by the oracle: the same games either way.
+    assert_eq!(resumed.score, whole.score);
+
+    // Everything recorded: nothing is played, no engine started.
+    let (again, printed) = play_all(&config);
+    assert!(printed.contains(&"Resuming: 6 games already recorded, 0 to play".to_owned()));
+    assert_eq!(again.score, whole.score);
+
+    // Another match's file: refused, left as it was.
+    let before = std::fs::read_to_string(&part_path).expect("records");
+    let refusals = [
+        (
+            nim_match("agon:name=a", "agon:player=random,name=c", 6),
+            "played by",
+        ),
+        (
+            MatchConfig {
+                time: TimeControl::Clock {
+                    base_ms: 1_000,
+                    inc_ms: 0,
+                },
+                ..nim_match("agon:name=a", "agon:player=random,name=b", 6)
+            },
+            "another kind of time control",
+        ),
+        (
+            nim_match("agon:name=a", "agon:player=random,name=b", 2),
+            "not one of this run's games",
+        ),
+    ];
+    for (mut other, why) in refusals {
+        other.out = Some(part_path.clone());
+        let error = run_match(&other, &mut Vec::new()).expect_err("another match's file");
+        assert!(
+            error.contains(why) && error.contains("never overwritten"),
+            "{error}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&part_path).expect("records"),
+            before
+        );
+    }
+}

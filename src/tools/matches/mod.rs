@@ -44,7 +44,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Duration;
 pub use time_control::TimeControl;
-use writer::RecordWriter;
+use writer::resuming_writers;
 
 /// Everything `agon match` needs.
 #[derive(Clone, Debug)]
@@ -301,38 +301,144 @@ impl<'a, G: Game> MatchRun<'a, G> {
             .collect()
     }
 
+    /// The games already in this match's `--out` file (none when there is
+    /// no such file or it is empty): each must be a game of this run as it
+    /// would be set up (game, options, players in their seats, start
+    /// position, a clock or not), else the file is refused, never
+    /// overwritten. A last line cut short by a kill is dropped.
+    fn resumed(&self, plan: Plan) -> Result<Vec<GameRecord>, String> {
+        let Some(path) = &self.config.out else {
+            return Ok(Vec::new());
+        };
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(format!("cannot read '{}': {e}", path.display())),
+        };
+        let refuse = |line: usize, why: String| {
+            format!(
+                "'{}' line {line}: {why}; --out holds the games of a match to resume and is never overwritten: move it away or choose another file",
+                path.display()
+            )
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let mut records = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (at, line) in lines.iter().enumerate() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let record = match GameRecord::parse(line).and_then(|r| r.verify().map(|()| r)) {
+                Ok(record) => record,
+                Err(_) if at + 1 == lines.len() && !text.ends_with('\n') => continue,
+                Err(e) => return Err(refuse(at + 1, e)),
+            };
+            let index = record.number.wrapping_sub(1);
+            if record.number == 0 || !plan.contains(index) {
+                let why = format!("game {} is not one of this run's games", record.number);
+                return Err(refuse(at + 1, why));
+            }
+            if !seen.insert(record.number) {
+                return Err(refuse(at + 1, format!("game {} twice", record.number)));
+            }
+            self.check_resumed(&record)
+                .map_err(|why| refuse(at + 1, format!("game {}: {why}", record.number)))?;
+            records.push(record);
+        }
+        Ok(records)
+    }
+
+    /// Whether `record` is game `record.number` of this match as it would
+    /// be set up now.
+    fn check_resumed(&self, record: &GameRecord) -> Result<(), String> {
+        let (setup, _) = self.setup(record.number - 1);
+        if !record.game.eq_ignore_ascii_case(G::NAME) {
+            return Err(format!("a {} game, not {}", record.game, G::NAME));
+        }
+        if record.players != setup.names {
+            let [x, o] = &record.players;
+            let [want_x, want_o] = &setup.names;
+            return Err(format!(
+                "played by {x} (x) and {o} (o), not {want_x} and {want_o}"
+            ));
+        }
+        if record.options != setup.options {
+            return Err("played with other game options".into());
+        }
+        if record.start != setup.start.fen() {
+            return Err(format!(
+                "started from {}, not this match's opening",
+                record.start
+            ));
+        }
+        let clock = matches!(self.config.time, TimeControl::Clock { .. });
+        if record.clocks.is_some() != clock {
+            return Err("played on another kind of time control".into());
+        }
+        Ok(())
+    }
+
     fn run(&self, out: &mut dyn Write) -> Result<MatchReport, String> {
         let plan = self.plan();
         if plan.len() == 0 {
             return Err("this shard has no game to play (fewer opening pairs than shards)".into());
         }
-        let mut writers = Vec::new();
-        if let Some(path) = &self.config.out {
-            writers.push(RecordWriter::records(path, plan)?);
-        }
-        if let Some(path) = &self.config.pgn {
-            writers.push(RecordWriter::pgn(path, plan)?);
-        }
-        let workers = match self.workers(plan.len()) {
-            Ok(workers) => workers,
-            // Stopped while the engines started: no game was played.
-            Err(_) if self.interrupted() => Vec::new(),
-            Err(error) => return Err(error),
-        };
-        let bar = progress_bar(self.config, plan.len());
+        let resumed = self.resumed(plan)?;
+        let done: std::collections::BTreeSet<usize> =
+            resumed.iter().map(|r| r.number - 1).collect();
         let mut tally = Tally::new(self.config.sprt, plan.len());
+        for record in resumed.iter().cloned() {
+            let index = record.number - 1;
+            let (_, first_side) = self.setup(index);
+            tally.add(index, record, first_side);
+        }
+        let remaining = if tally.decided() {
+            0
+        } else {
+            plan.len() - done.len()
+        };
+        if !resumed.is_empty() {
+            let plural = if resumed.len() == 1 { "" } else { "s" };
+            writeln!(
+                out,
+                "Resuming: {} game{plural} already recorded, {remaining} to play",
+                resumed.len()
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        let mut writers = resuming_writers(
+            self.config.out.as_ref(),
+            self.config.pgn.as_ref(),
+            plan,
+            None,
+            &resumed,
+        )?;
+        let workers = if remaining == 0 {
+            Vec::new()
+        } else {
+            match self.workers(remaining) {
+                Ok(workers) => workers,
+                // Stopped while the engines started: no game was played.
+                Err(_) if self.interrupted() => Vec::new(),
+                Err(error) => return Err(error),
+            }
+        };
+        let bar = progress_bar(self.config, remaining);
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         let (sender, receiver) = channel::<Finished>();
         std::thread::scope(|scope| {
             for mut pair in workers {
                 let sender = sender.clone();
-                let (next, stop) = (&next, &stop);
+                let (next, stop, done) = (&next, &stop, &done);
                 scope.spawn(move || {
                     while !stop.load(Ordering::Relaxed) && !self.interrupted() {
                         let Some(index) = plan.get(next.fetch_add(1, Ordering::Relaxed)) else {
                             break;
                         };
+                        if done.contains(&index) {
+                            continue;
+                        }
                         // An abandoned game (interrupted) is not sent.
                         let Some(finished) = self.play(index, &mut pair) else {
                             break;

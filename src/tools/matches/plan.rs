@@ -25,6 +25,11 @@ impl Plan {
         (index < self.games).then_some(index)
     }
 
+    /// Whether the plan holds game `index`.
+    pub fn contains(&self, index: usize) -> bool {
+        index < self.games && self.shard.is_none_or(|(i, n)| (index / 2) % n == i - 1)
+    }
+
     /// How many games the plan has.
     #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> usize {
@@ -70,6 +75,9 @@ mod tests {
                         (0..games).filter(|g| (g / 2) % n == i - 1).collect();
                     assert_eq!(listed, expected, "{games} games, shard {i}/{n}");
                     assert_eq!(plan.len(), expected.len(), "{games} games, shard {i}/{n}");
+                    let contained: Vec<usize> =
+                        (0..games + 3).filter(|&g| plan.contains(g)).collect();
+                    assert_eq!(contained, expected, "{games} games, shard {i}/{n}");
                     all.extend(listed);
                 }
                 all.sort_unstable();

@@ -31,7 +31,7 @@ use super::player::Competitor;
 use super::ratings::{Anchor, Crosstable, Standings};
 use super::record::GameRecord;
 use super::spec::PlayerSpec;
-use super::writer::{RecordWriter, temporary_path};
+use super::writer::{RecordWriter, resuming_writers};
 use super::{
     MatchConfig, check_uai_rules, finished_line, game_setup, play_seated, progress_bar,
     ready_competitor, start_positions,
@@ -602,8 +602,7 @@ impl<'a, G: Game> TournamentRun<'a, G> {
     }
 
     /// The record and PGN writers, each file written anew with the games
-    /// resumed from it: first to a temporary file, renamed over the old one
-    /// once they are all in, so that a stop meanwhile loses nothing.
+    /// resumed from it, the records headed by the tournament's line.
     fn writers(&self, resumed: &[GameRecord]) -> Result<Vec<RecordWriter>, String> {
         let settings = &self.config.settings;
         // Games are written as they finish, so a plan's order is unused.
@@ -611,23 +610,14 @@ impl<'a, G: Game> TournamentRun<'a, G> {
             games: 0,
             shard: None,
         };
-        let mut writers = Vec::new();
-        if let Some(path) = &settings.out {
-            let mut writer = RecordWriter::records(&temporary_path(path), plan)?;
-            writer.comment(&format!("{HEADER_PREFIX}{}", self.header));
-            writers.push((writer, path));
-        }
-        if let Some(path) = &settings.pgn {
-            writers.push((RecordWriter::pgn(&temporary_path(path), plan)?, path));
-        }
-        writers
-            .into_iter()
-            .map(|(mut writer, path)| {
-                writer.write_all(resumed)?;
-                writer.rename_to(path)?;
-                Ok(writer)
-            })
-            .collect()
+        let header = format!("{HEADER_PREFIX}{}", self.header);
+        resuming_writers(
+            settings.out.as_ref(),
+            settings.pgn.as_ref(),
+            plan,
+            Some(&header),
+            resumed,
+        )
     }
 
     fn run(&self, out: &mut dyn Write) -> Result<TournamentReport, String> {

@@ -110,6 +110,38 @@ impl RecordWriter {
     }
 }
 
+/// The writers of a run's `--out` records (opened with `header` as its
+/// first comment, if any) and `--pgn`, each file written anew with the
+/// games `resumed` from it: first to a temporary file, renamed over the
+/// old one once they are all in, so that a stop meanwhile loses nothing.
+pub fn resuming_writers(
+    out: Option<&PathBuf>,
+    pgn: Option<&PathBuf>,
+    plan: Plan,
+    header: Option<&str>,
+    resumed: &[GameRecord],
+) -> Result<Vec<RecordWriter>, String> {
+    let mut writers = Vec::new();
+    if let Some(path) = out {
+        let mut writer = RecordWriter::records(&temporary_path(path), plan)?;
+        if let Some(header) = header {
+            writer.comment(header);
+        }
+        writers.push((writer, path));
+    }
+    if let Some(path) = pgn {
+        writers.push((RecordWriter::pgn(&temporary_path(path), plan)?, path));
+    }
+    writers
+        .into_iter()
+        .map(|(mut writer, path)| {
+            writer.write_all(resumed)?;
+            writer.rename_to(path)?;
+            Ok(writer)
+        })
+        .collect()
+}
+
 /// `path` with `.tmp` added to its name, beside it (so that a rename over
 /// `path` stays on one file system).
 pub fn temporary_path(path: &Path) -> PathBuf {
