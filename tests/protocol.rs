@@ -1105,6 +1105,13 @@ fn a_long_iteration_shows_its_progress_and_nothing_follows_bestmove() {
                 > field(pair[0], "nodes").parse::<u64>().unwrap()
     });
     assert!(progress, "no progress line: {lines:?}");
+    // A progress line never repeats an iteration after a deeper one's line
+    // (it once could, printed between a report and its being kept).
+    let depths: Vec<u32> = infos
+        .iter()
+        .map(|l| field(l, "depth").parse().unwrap())
+        .collect();
+    assert!(depths.windows(2).all(|d| d[0] <= d[1]), "{depths:?}");
     assert!(
         lines.last().is_some_and(|l| l.starts_with("bestmove")),
         "{lines:?}"

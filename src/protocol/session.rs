@@ -269,10 +269,7 @@ impl<G: Game> Session for GameSession<G> {
             .spawn(move || {
                 let mut searchers = lock(&searchers);
                 let progress = Progress::start(out.clone(), node_count, limits.start);
-                let mut print = |report: &Report| {
-                    out.line(&report.info_line());
-                    progress.reported(report);
-                };
+                let mut print = |report: &Report| progress.print(report);
                 let answer = searchers.think(&state, &limits, &options, &mut print);
                 // No progress line after `bestmove`.
                 progress.finish();
@@ -369,6 +366,7 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 /// Prints a search's progress lines between its reports, from a thread of
 /// its own.
 struct Progress {
+    out: Output,
     /// The last report and when a line was last printed.
     last: Arc<Mutex<Option<(Report, Instant)>>>,
     done: Arc<AtomicBool>,
@@ -382,6 +380,7 @@ impl Progress {
         let last: Arc<Mutex<Option<(Report, Instant)>>> = Arc::default();
         let done = Arc::new(AtomicBool::new(false));
         let (watched, finished) = (Arc::clone(&last), Arc::clone(&done));
+        let watcher_out = out.clone();
         let thread = std::thread::Builder::new()
             .name("search-progress".into())
             .spawn(move || {
@@ -403,18 +402,27 @@ impl Progress {
                         let mut line = report.clone();
                         line.nodes = nodes;
                         line.elapsed = start.elapsed();
-                        out.line(&line.info_line());
+                        watcher_out.line(&line.info_line());
                         *printed = Instant::now();
                     }
                 }
             })
             .ok();
-        Progress { last, done, thread }
+        Progress {
+            out,
+            last,
+            done,
+            thread,
+        }
     }
 
-    /// A report the search printed itself.
-    fn reported(&self, report: &Report) {
-        *lock(&self.last) = Some((report.clone(), Instant::now()));
+    /// Prints a report of the search and keeps it for the progress lines.
+    /// Both under the lock the watcher prints under: otherwise the watcher
+    /// could print the previous iteration's line after this one's.
+    fn print(&self, report: &Report) {
+        let mut last = lock(&self.last);
+        self.out.line(&report.info_line());
+        *last = Some((report.clone(), Instant::now()));
     }
 
     /// Stops the progress lines; none is printed after this returns.
