@@ -1524,13 +1524,24 @@ fn a_match_resumes_from_its_out_file_and_refuses_another_matchs() {
                 },
                 ..nim_match("agon:name=a", "agon:player=random,name=b", 6)
             },
-            "another kind of time control",
+            "other settings (time: ",
+        ),
+        (
+            MatchConfig {
+                seed: 8,
+                ..nim_match("agon:name=a", "agon:player=random,name=b", 6)
+            },
+            "other settings (seed: ",
         ),
         (
             nim_match("agon:name=a", "agon:player=random,name=b", 2),
             "not one of this run's games",
         ),
     ];
+    assert!(
+        before.lines().any(|l| l.starts_with("# match {")),
+        "the resumed run wrote the match's header: {before}"
+    );
     for (mut other, why) in refusals {
         other.out = Some(part_path.clone());
         let error = run_match(&other, &mut Vec::new()).expect_err("another match's file");
@@ -1543,4 +1554,18 @@ fn a_match_resumes_from_its_out_file_and_refuses_another_matchs() {
             before
         );
     }
+
+    // A file written before matches had a header is checked by its records.
+    let headerless = dir.join("headerless.txt");
+    std::fs::write(&headerless, &part_text).expect("writes");
+    let mut clocked = MatchConfig {
+        time: TimeControl::Clock {
+            base_ms: 1_000,
+            inc_ms: 0,
+        },
+        ..nim_match("agon:name=a", "agon:player=random,name=b", 6)
+    };
+    clocked.out = Some(headerless.clone());
+    let error = run_match(&clocked, &mut Vec::new()).expect_err("another kind of clock");
+    assert!(error.contains("another kind of time control"), "{error}");
 }

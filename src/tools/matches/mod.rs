@@ -32,7 +32,7 @@ use crate::games::{GameVisitor, visit_game};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plan::Plan;
 use player::{Competitor, make_competitor};
-use record::GameRecord;
+use record::{GameRecord, RecordLine};
 use referee::{GameSetup, play_game};
 use spec::{PlayerKind, PlayerSpec};
 use stats::{Pentanomial, Results, Score, Sprt, SprtStatus, elo_line, score_line};
@@ -238,6 +238,9 @@ pub fn finished_line(record: &GameRecord) -> String {
     )
 }
 
+/// How the header line of a two-player match's record file starts.
+const MATCH_HEADER_PREFIX: &str = "match ";
+
 /// A prepared match of game `G`.
 struct MatchRun<'a, G: Game> {
     config: &'a MatchConfig,
@@ -301,12 +304,32 @@ impl<'a, G: Game> MatchRun<'a, G> {
             .collect()
     }
 
+    /// The header line of this match's record file: the settings that
+    /// make two runs the same match but that its records do not show.
+    fn header(&self) -> serde_json::Value {
+        let config = self.config;
+        let mut header = serde_json::json!({
+            "time": format!("{:?}", config.time),
+            "seed": config.seed,
+            "max_plies": config.max_plies,
+        });
+        if let Some(nodes) = config.nodes {
+            header["nodes"] = nodes.into();
+        }
+        if let Some(sprt) = config.sprt {
+            header["sprt"] = serde_json::json!([sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta]);
+        }
+        header
+    }
+
     /// The games already in this match's `--out` file (none when there is
-    /// no such file or it is empty): each must be a game of this run as it
-    /// would be set up (game, options, players in their seats, start
-    /// position, a clock or not), else the file is refused, never
+    /// no such file or it is empty), each with the first player's side:
+    /// each must be a game of this run as it would be set up (game,
+    /// options, players in their seats, start position, a clock or not),
+    /// and the file's header (files written before there was one have
+    /// none) must be this match's, else the file is refused, never
     /// overwritten. A last line cut short by a kill is dropped.
-    fn resumed(&self, plan: Plan) -> Result<Vec<GameRecord>, String> {
+    fn resumed(&self, plan: Plan) -> Result<Vec<(GameRecord, Player)>, String> {
         let Some(path) = &self.config.out else {
             return Ok(Vec::new());
         };
@@ -321,37 +344,63 @@ impl<'a, G: Game> MatchRun<'a, G> {
                 path.display()
             )
         };
-        let lines: Vec<&str> = text.lines().collect();
+        let header = self.header();
         let mut records = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
-        for (at, line) in lines.iter().enumerate() {
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let record = match GameRecord::parse(line).and_then(|r| r.verify().map(|()| r)) {
-                Ok(record) => record,
-                Err(_) if at + 1 == lines.len() && !text.ends_with('\n') => continue,
-                Err(e) => return Err(refuse(at + 1, e)),
+        for (line, read) in record::record_lines(&text, true) {
+            let record = match read {
+                Ok(RecordLine::Record(record)) => record,
+                Ok(RecordLine::Comment(comment)) => {
+                    self.check_header(comment, &header)
+                        .map_err(|why| refuse(line, why))?;
+                    continue;
+                }
+                Err(e) => return Err(refuse(line, e)),
             };
             let index = record.number.wrapping_sub(1);
             if record.number == 0 || !plan.contains(index) {
                 let why = format!("game {} is not one of this run's games", record.number);
-                return Err(refuse(at + 1, why));
+                return Err(refuse(line, why));
             }
             if !seen.insert(record.number) {
-                return Err(refuse(at + 1, format!("game {} twice", record.number)));
+                return Err(refuse(line, format!("game {} twice", record.number)));
             }
-            self.check_resumed(&record)
-                .map_err(|why| refuse(at + 1, format!("game {}: {why}", record.number)))?;
-            records.push(record);
+            let first_side = self
+                .check_resumed(&record)
+                .map_err(|why| refuse(line, format!("game {}: {why}", record.number)))?;
+            records.push((record, first_side));
         }
         Ok(records)
     }
 
+    /// Whether a comment line of a record file, if it is a match's header,
+    /// is `header`; a tournament's header is refused.
+    fn check_header(&self, comment: &str, header: &serde_json::Value) -> Result<(), String> {
+        let Some(json) = comment
+            .strip_prefix('#')
+            .map(str::trim_start)
+            .and_then(|c| c.strip_prefix(MATCH_HEADER_PREFIX))
+        else {
+            if tournament::is_tournament_file(comment) {
+                return Err("this is a tournament's record file".into());
+            }
+            return Ok(());
+        };
+        let found: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| format!("bad match header: {e}"))?;
+        if &found != header {
+            return Err(format!(
+                "the games of a match with other settings ({})",
+                tournament::difference(&found, header)
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether `record` is game `record.number` of this match as it would
-    /// be set up now.
-    fn check_resumed(&self, record: &GameRecord) -> Result<(), String> {
-        let (setup, _) = self.setup(record.number - 1);
+    /// be set up now; the first player's side in it.
+    fn check_resumed(&self, record: &GameRecord) -> Result<Player, String> {
+        let (setup, first_side) = self.setup(record.number - 1);
         if !record.game.eq_ignore_ascii_case(G::NAME) {
             return Err(format!("a {} game, not {}", record.game, G::NAME));
         }
@@ -375,7 +424,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
         if record.clocks.is_some() != clock {
             return Err("played on another kind of time control".into());
         }
-        Ok(())
+        Ok(first_side)
     }
 
     fn run(&self, out: &mut dyn Write) -> Result<MatchReport, String> {
@@ -383,14 +432,13 @@ impl<'a, G: Game> MatchRun<'a, G> {
         if plan.len() == 0 {
             return Err("this shard has no game to play (fewer opening pairs than shards)".into());
         }
-        let resumed = self.resumed(plan)?;
+        let (resumed, sides): (Vec<GameRecord>, Vec<Player>) =
+            self.resumed(plan)?.into_iter().unzip();
         let done: std::collections::BTreeSet<usize> =
             resumed.iter().map(|r| r.number - 1).collect();
         let mut tally = Tally::new(self.config.sprt, plan.len());
-        for record in resumed.iter().cloned() {
-            let index = record.number - 1;
-            let (_, first_side) = self.setup(index);
-            tally.add(index, record, first_side);
+        for (record, first_side) in resumed.iter().cloned().zip(sides) {
+            tally.add(record.number - 1, record, first_side);
         }
         let remaining = if tally.decided() {
             0
@@ -410,7 +458,7 @@ impl<'a, G: Game> MatchRun<'a, G> {
             self.config.out.as_ref(),
             self.config.pgn.as_ref(),
             plan,
-            None,
+            Some(&format!("{MATCH_HEADER_PREFIX}{}", self.header())),
             &resumed,
         )?;
         let workers = if remaining == 0 {

@@ -298,6 +298,41 @@ impl GameVisitor for Verify<'_> {
     }
 }
 
+/// A line of a record file that holds something.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RecordLine<'a> {
+    /// A `#` line: a comment or a header.
+    Comment(&'a str),
+    /// A game record that reads and replays through the rules.
+    Record(GameRecord),
+}
+
+/// The lines of a record file's `text` that hold something, each with its
+/// line number (from 1); blank lines are skipped. With `cut_short_tail`, a
+/// last line without its line end that does not read is dropped: the run
+/// writing the file was killed in the middle of it, and a resumed run plays
+/// that game again.
+pub fn record_lines(
+    text: &str,
+    cut_short_tail: bool,
+) -> impl Iterator<Item = (usize, Result<RecordLine<'_>, String>)> + '_ {
+    let last = text.lines().count();
+    let unfinished = cut_short_tail && !text.ends_with('\n');
+    text.lines().enumerate().filter_map(move |(index, line)| {
+        let number = index + 1;
+        if line.trim().is_empty() {
+            return None;
+        }
+        if line.starts_with('#') {
+            return Some((number, Ok(RecordLine::Comment(line))));
+        }
+        match GameRecord::parse(line).and_then(|r| r.verify().map(|()| r)) {
+            Err(_) if unfinished && number == last => None,
+            read => Some((number, read.map(RecordLine::Record))),
+        }
+    })
+}
+
 /// The outcome of replaying a record file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplaySummary {
@@ -343,17 +378,10 @@ pub fn merge(files: &[(&str, &str)]) -> Result<ReplaySummary, String> {
                 format!("{file}: line {number}")
             }
         };
-        for (index, line) in text.lines().enumerate() {
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let number = index + 1;
-            let checked = GameRecord::parse(line).and_then(|record| {
-                record.verify()?;
-                Ok(record)
-            });
-            let record = match checked {
-                Ok(record) => record,
+        for (number, line) in record_lines(text, false) {
+            let record = match line {
+                Ok(RecordLine::Record(record)) => record,
+                Ok(RecordLine::Comment(_)) => continue,
                 Err(e) => {
                     errors.push(format!("{}: {e}", place(number)));
                     continue;

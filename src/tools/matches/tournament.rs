@@ -29,7 +29,7 @@
 use super::plan::Plan;
 use super::player::Competitor;
 use super::ratings::{Anchor, Crosstable, Standings};
-use super::record::GameRecord;
+use super::record::{GameRecord, RecordLine, record_lines};
 use super::spec::PlayerSpec;
 use super::writer::{RecordWriter, resuming_writers};
 use super::{
@@ -373,24 +373,20 @@ fn header_line(line: &str) -> Option<&str> {
 fn read_records(name: &str, text: &str, truncated_tail: bool) -> Result<RecordFile, String> {
     let mut header: Option<serde_json::Value> = None;
     let mut records = Vec::new();
-    let line_count = text.lines().count();
-    for (index, line) in text.lines().enumerate() {
-        let place = || format!("{name}: line {}", index + 1);
-        if let Some(json) = header_line(line) {
-            let value: serde_json::Value = serde_json::from_str(json)
-                .map_err(|e| format!("{}: bad tournament header: {e}", place()))?;
-            if header.replace(value).is_some() {
-                return Err(format!("{}: a second tournament header", place()));
+    for (number, line) in record_lines(text, truncated_tail) {
+        let place = || format!("{name}: line {number}");
+        match line.map_err(|e| format!("{}: {e}", place()))? {
+            RecordLine::Record(record) => records.push(record),
+            RecordLine::Comment(comment) => {
+                let Some(json) = header_line(comment) else {
+                    continue;
+                };
+                let value: serde_json::Value = serde_json::from_str(json)
+                    .map_err(|e| format!("{}: bad tournament header: {e}", place()))?;
+                if header.replace(value).is_some() {
+                    return Err(format!("{}: a second tournament header", place()));
+                }
             }
-            continue;
-        }
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match GameRecord::parse(line).and_then(|r| r.verify().map(|()| r)) {
-            Ok(record) => records.push(record),
-            Err(_) if truncated_tail && index + 1 == line_count && !text.ends_with('\n') => {}
-            Err(e) => return Err(format!("{}: {e}", place())),
         }
     }
     let header = header.ok_or_else(|| {
@@ -425,7 +421,7 @@ fn read_records(name: &str, text: &str, truncated_tail: bool) -> Result<RecordFi
 }
 
 /// The first field in which two headers differ.
-fn difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
+pub(super) fn difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
     let keys = a
         .as_object()
         .into_iter()
