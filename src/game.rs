@@ -527,6 +527,23 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         }
     }
 
+    /// [`Game::move_hint`] of every move of `moves`, in order, into `hints`
+    /// (cleared first). Games where many moves share parts (CTOR's
+    /// landings: two chips off, one chip on) override it to reckon each part
+    /// once.
+    fn move_hints(&self, moves: &[Self::Move], hints: &mut Vec<i32>) {
+        hints.clear();
+        hints.extend(moves.iter().map(|&mv| self.move_hint(mv)));
+    }
+
+    /// Whether playing `mv` passes the turn to the other side. The default
+    /// plays it and looks; games override it with something cheaper.
+    fn ends_turn(&self, mv: Self::Move) -> bool {
+        let mut child = self.clone();
+        child.play(mv);
+        child.side_to_move() != self.side_to_move()
+    }
+
     /// A key shared by every position equal to this one up to the board's
     /// symmetries (rotations, reflections), so that tools can keep one of
     /// each. The default, the hash, treats every position as distinct.

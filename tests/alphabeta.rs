@@ -227,6 +227,7 @@ const AGGRESSIVE: SearchTuning = SearchTuning {
     eval_scale: 100,
     time: TimeTuning::DEFAULT,
     threads: ThreadTuning::DEFAULT,
+    turns: None,
 };
 
 /// Checks every position of the toy game: the proven value equals brute

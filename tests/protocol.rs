@@ -112,12 +112,8 @@ fn handshake_announces_options_and_can_repeat() {
             "missing {option}"
         );
     }
-    assert!(
-        first
-            .iter()
-            .any(|l| l
-                == "option name Search type combo default auto var auto var alphabeta var mcts")
-    );
+    assert!(first.iter().any(|l| l
+        == "option name Search type combo default auto var auto var alphabeta var mcts var turns"));
     // `Size` is `4x4` for dots and `8` for ctor: it used to announce
     // `4x4`, invalid for ctor; the empty default restores each game's own.
     assert!(

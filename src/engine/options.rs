@@ -48,6 +48,9 @@ pub enum SearchChoice {
     AlphaBeta,
     /// Always MCTS.
     Mcts,
+    /// The search over whole turns, where the game has one (CTOR), else
+    /// alpha-beta.
+    Turns,
 }
 
 impl SearchChoice {
@@ -57,14 +60,16 @@ impl SearchChoice {
             SearchChoice::Auto => "auto",
             SearchChoice::AlphaBeta => "alphabeta",
             SearchChoice::Mcts => "mcts",
+            SearchChoice::Turns => "turns",
         }
     }
 
     /// Reads an option value.
     pub fn parse(value: &str) -> Result<SearchChoice, String> {
-        match parse_combo("Search", value, &["auto", "alphabeta", "mcts"])? {
+        match parse_combo("Search", value, &["auto", "alphabeta", "mcts", "turns"])? {
             "auto" => Ok(SearchChoice::Auto),
             "alphabeta" => Ok(SearchChoice::AlphaBeta),
+            "turns" => Ok(SearchChoice::Turns),
             _ => Ok(SearchChoice::Mcts),
         }
     }
@@ -219,7 +224,7 @@ impl EngineOptions {
             },
             OptionSpec {
                 name: "Search",
-                kind: OptionKind::Combo(vec!["auto", "alphabeta", "mcts"]),
+                kind: OptionKind::Combo(vec!["auto", "alphabeta", "mcts", "turns"]),
                 default: defaults.search.name().into(),
             },
             OptionSpec {

@@ -9,7 +9,9 @@ use crate::game::{Game, GameState, Proven, SolveBudget, Solved};
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::determinized;
 use crate::search::mcts::{Mcts, MctsConfig, Playout};
+use crate::search::turns::TurnSearch;
 use crate::search::{Limits, Report, loss_in, win_in};
+use crate::tuning::TurnTuning;
 
 /// What the engine found in a position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +81,9 @@ impl<G: Game> Searchers<G> {
     /// first move. An allocation the system refuses is an error naming the
     /// table the search keeps instead (see `Searchers::alphabeta`).
     pub fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
-        match chosen_search(options) {
+        match chosen_search::<G>(options) {
+            // Nothing kept between moves: its memory is one search's.
+            GenericSearch::Turns(_) => {}
             GenericSearch::AlphaBeta => {
                 let (_, refused) = self.alphabeta(options)?;
                 if let Some(refused) = refused {
@@ -124,7 +128,11 @@ impl<G: Game> Searchers<G> {
         if let Some(answer) = self.think_hidden(state, limits, options, &mut keep)? {
             return Ok(answer);
         }
-        let result = match chosen_search(options) {
+        let result = match chosen_search::<G>(options) {
+            GenericSearch::Turns(tuning) => {
+                let network = options.network_for(&state.position);
+                TurnSearch::new(tuning, limits, network).search(state, &mut keep)
+            }
             GenericSearch::AlphaBeta => {
                 let search = self.alphabeta(options)?.0;
                 search.set_network(options.network_for(&state.position));
@@ -145,7 +153,8 @@ impl<G: Game> Searchers<G> {
     }
 
     /// Thinks about a position where something is hidden from the side to
-    /// move (CTOR's secret squares), always with alpha-beta: one search
+    /// move (CTOR's secret squares), with alpha-beta (or, for one position,
+    /// with the search over whole turns under `Search turns`): one search
     /// with the hidden information in expectation (`HiddenInfo expect`),
     /// over samples of it (`sample`), or as if nothing were hidden
     /// (`ignore`). `None` when nothing is hidden.
@@ -177,14 +186,17 @@ impl<G: Game> Searchers<G> {
                 solved: None,
             }));
         }
-        let search = self.alphabeta(options)?.0;
-        search.set_network(options.network_for(&state.position));
         let single = match options.hidden {
             HiddenChoice::Ignore => Some(plain),
             HiddenChoice::Expect => hidden
                 .expect_hidden(&state.position, observer)
                 .or(Some(plain)),
             HiddenChoice::Sample => None,
+        };
+        let network = options.network_for(&state.position);
+        let turns = match chosen_search::<G>(options) {
+            GenericSearch::Turns(tuning) => Some(tuning),
+            _ => None,
         };
         let (result, pv) = match single {
             Some(position) => {
@@ -193,18 +205,32 @@ impl<G: Game> Searchers<G> {
                     keys: state.keys.clone(),
                 };
                 let mut pv = Vec::new();
-                let result = search.search(&plain, limits, &mut |r: &Report| {
+                let mut show = |r: &Report| {
                     let mut shown = r.clone();
                     shown.pv = determinized::public_line(&plain.position, &r.pv);
                     pv.clone_from(&shown.pv);
                     report(&shown);
-                });
+                };
+                let result = match turns {
+                    Some(tuning) => {
+                        TurnSearch::new(tuning, limits, network).search(&plain, &mut show)
+                    }
+                    None => {
+                        let search = self.alphabeta(options)?.0;
+                        search.set_network(network);
+                        search.search(&plain, limits, &mut show)
+                    }
+                };
                 (result, pv)
             }
-            None => match determinized::search(search, state, limits, options.samples, report) {
-                Some(found) => (found.result, found.pv),
-                None => return Ok(None),
-            },
+            None => {
+                let search = self.alphabeta(options)?.0;
+                search.set_network(network);
+                match determinized::search(search, state, limits, options.samples, report) {
+                    Some(found) => (found.result, found.pv),
+                    None => return Ok(None),
+                }
+            }
         };
         Ok(Some(Answer {
             best: result.best,
@@ -316,6 +342,8 @@ enum GenericSearch {
     AlphaBeta,
     /// Monte Carlo tree search.
     Mcts,
+    /// The search over whole turns, with these widths.
+    Turns(TurnTuning),
 }
 
 /// The generic search `go` runs under these options.
@@ -325,10 +353,16 @@ enum GenericSearch {
 /// games; at 100 ms 38-2, 39-0-1, 40-0, and 12-0 at CTOR at 50 ms), and Nim
 /// and Mū Tōrere are answered by their oracles. (A per-game hook for a game
 /// where MCTS wins was removed: no game used it.)
-fn chosen_search(options: &EngineOptions) -> GenericSearch {
+/// `Search turns` is the search over whole turns where the game's table
+/// has widths for it, else alpha-beta.
+fn chosen_search<G: Game>(options: &EngineOptions) -> GenericSearch {
     match options.search {
         SearchChoice::Auto | SearchChoice::AlphaBeta => GenericSearch::AlphaBeta,
         SearchChoice::Mcts => GenericSearch::Mcts,
+        SearchChoice::Turns => match options.search_tuning::<G>().turns {
+            Some(tuning) => GenericSearch::Turns(tuning),
+            None => GenericSearch::AlphaBeta,
+        },
     }
 }
 

@@ -376,6 +376,7 @@ const SEARCH_TUNING: SearchTuning = SearchTuning {
         ..TimeTuning::DEFAULT
     },
     threads: ThreadTuning::DEFAULT,
+    turns: None,
 };
 
 /// The image of every square under the eight symmetries of the board

@@ -8,6 +8,7 @@ pub mod mcts;
 pub mod perft;
 pub mod time;
 pub mod tt;
+pub mod turns;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -198,4 +199,16 @@ pub struct SearchResult<M> {
     pub nodes: u64,
     /// Depth of the last completed iteration.
     pub depth: u32,
+}
+
+/// A line of moves from `root` as move strings (a principal variation).
+pub fn line_text<G: crate::game::Game>(root: &G, line: &[G::Move]) -> Vec<String> {
+    let mut position = root.clone();
+    line.iter()
+        .map(|&mv| {
+            let text = position.move_to_string(mv);
+            position.play(mv);
+            text
+        })
+        .collect()
 }

@@ -223,20 +223,8 @@ fn completed_report<G: Game>(
         score: result.score,
         nodes,
         elapsed: limits.elapsed(),
-        pv: pv_text(root, pv),
+        pv: super::line_text(root, pv),
     }
-}
-
-/// A line of moves from `root` as move strings.
-fn pv_text<G: Game>(root: &G, line: &[G::Move]) -> Vec<String> {
-    let mut position = root.clone();
-    line.iter()
-        .map(|&mv| {
-            let text = position.move_to_string(mv);
-            position.play(mv);
-            text
-        })
-        .collect()
 }
 
 /// What the main thread keeps between iterations to manage its time.
@@ -427,7 +415,7 @@ fn make_report<G: Game>(
     depth: u32,
     score: i32,
 ) -> Report {
-    let pv = pv_text(root, worker.root_pv());
+    let pv = super::line_text(root, worker.root_pv());
     Report {
         depth,
         seldepth: worker.seldepth.max(depth),
