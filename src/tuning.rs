@@ -542,6 +542,7 @@ mod tests {
                 margin_per_depth: 2,
             }),
             quiescence: Some(6),
+            turns: Some(TurnTuning::DEFAULT),
             ..SearchTuning::DEFAULT
         };
         assert_eq!(everything.tunables().count(), TUNABLES.len());
