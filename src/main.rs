@@ -78,7 +78,7 @@ enum Command {
     /// Prints, like cutechess-cli, `Score of P1 vs P2: W - L - D  [score] N`
     /// and `Elo difference: E +/- M, LOS: L %, DrawRatio: D %`, plus the
     /// SPRT state with --sprt. Players: `agon[:key=value,…]` (keys
-    /// search=auto|alphabeta|mcts, depth, nodes, threads, hash, eval=auto|classic, evalfile,
+    /// search=auto|alphabeta|mcts|turns, depth, nodes, threads, hash, eval=auto|classic, evalfile,
     /// playout=auto|random|policy, exploration (centi-units), parallel=tree|root,
     /// hidden=expect|sample|ignore, samples, secrets=auto|random (CTOR with
     /// secrets: own choice or dealt), peek=true|false (sees the hidden
@@ -527,8 +527,8 @@ struct AnalyseArgs {
     /// Nodes per position.
     #[arg(long)]
     nodes: Option<u64>,
-    /// Search: auto (perfect play where known, else alpha-beta), alphabeta
-    /// or mcts.
+    /// Search: auto (perfect play where known, else alpha-beta; CTOR: the
+    /// search over whole turns), alphabeta, mcts or turns.
     #[arg(long, default_value = "auto")]
     search: String,
     /// Transposition table size in MiB.

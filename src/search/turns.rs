@@ -43,6 +43,25 @@ struct Widths {
     expand: u32,
 }
 
+impl Widths {
+    /// The root's widths or those below it.
+    fn of(tuning: &TurnTuning, root: bool) -> Widths {
+        if root {
+            Widths {
+                width: tuning.root_width,
+                beam: tuning.root_beam,
+                expand: tuning.root_expand,
+            }
+        } else {
+            Widths {
+                width: tuning.width,
+                beam: tuning.beam,
+                expand: tuning.expand,
+            }
+        }
+    }
+}
+
 /// A finished turn: its moves and the position it leaves.
 struct Turn<G: Game> {
     moves: Vec<G::Move>,
@@ -177,7 +196,7 @@ impl<'a, G: Game> TurnSearch<'a, G> {
                 )
             };
             if self.aborted {
-                // The first candidate searched in full still counts.
+                // A value from a search cut short is not trusted.
                 break;
             }
             if value > best {
@@ -202,53 +221,13 @@ impl<'a, G: Game> TurnSearch<'a, G> {
         best
     }
 
-    /// The best `width` candidate turns of `position`'s side to move, best
-    /// first: each turn's moves and the static value of the position it
-    /// leaves, for that side.
-    pub fn candidates(&mut self, position: &G, width: usize) -> Vec<(Vec<G::Move>, i32)> {
-        let t = self.tuning;
-        let widths = Widths {
-            width: width as u32,
-            beam: t.root_beam,
-            expand: t.root_expand,
-        };
-        self.build_candidates(position, widths, 0)
-            .into_iter()
-            .map(|turn| (turn.moves, turn.score))
-            .collect()
-    }
-
-    /// Evaluations made so far.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
-    }
-
-    /// The static value of `position` for its side to move, as the search
-    /// evaluates it.
-    pub fn static_value(&mut self, position: &G) -> i32 {
-        self.value(position)
-    }
-
     /// The candidate turns of `position`, built once per search.
     fn candidates_of(&mut self, position: &G, root: bool, ply: u32) -> Rc<Vec<Turn<G>>> {
         let key = (position.hash(), root);
         if let Some(found) = self.candidates.get(&key) {
             return Rc::clone(found);
         }
-        let t = self.tuning;
-        let widths = if root {
-            Widths {
-                width: t.root_width,
-                beam: t.root_beam,
-                expand: t.root_expand,
-            }
-        } else {
-            Widths {
-                width: t.width,
-                beam: t.beam,
-                expand: t.expand,
-            }
-        };
+        let widths = Widths::of(&self.tuning, root);
         let turns = Rc::new(self.build_candidates(position, widths, ply));
         if !self.aborted {
             self.candidates.insert(key, Rc::clone(&turns));

@@ -99,16 +99,9 @@ pub struct AnalyseSummary {
     pub skipped: usize,
 }
 
-/// Parses the `--search` value.
+/// Parses the `--search` value, as the engine's `Search` option reads it.
 pub fn parse_search(text: &str) -> Result<SearchChoice, String> {
-    match text {
-        "auto" => Ok(SearchChoice::Auto),
-        "alphabeta" => Ok(SearchChoice::AlphaBeta),
-        "mcts" => Ok(SearchChoice::Mcts),
-        _ => Err(format!(
-            "--search must be auto, alphabeta or mcts, not '{text}'"
-        )),
-    }
+    SearchChoice::parse(text).map_err(|e| format!("--search: {e}"))
 }
 
 /// Analyses the positions of `text`, writing one result per line to `out`,
