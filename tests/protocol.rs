@@ -948,14 +948,9 @@ fn secret_game_through_a_forwarding_runner(hidden: &str, own_option: [&str; 2]) 
 
 /// The `time` of the last `info` line before `bestmove`.
 fn last_info_time(lines: &[String]) -> u64 {
-    let info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info depth"))
-        .unwrap_or_else(|| panic!("no info line: {lines:?}"));
-    let words: Vec<&str> = info.split_whitespace().collect();
-    let at = words.iter().position(|&w| w == "time").expect("time field");
-    words[at + 1].parse().expect("a number of ms")
+    last_info_field(lines, "time")[0]
+        .parse()
+        .expect("a number of ms")
 }
 
 #[test]
@@ -1115,4 +1110,84 @@ fn a_long_iteration_shows_its_progress_and_nothing_follows_bestmove() {
     // Nothing after `bestmove`, even a moment later.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(d.out.lines().last(), lines.last());
+}
+
+/// The words of the last `info depth` line after `field` (e.g. `pv`).
+fn last_info_field(lines: &[String], field: &str) -> Vec<String> {
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap_or_else(|| panic!("no info line: {lines:?}"));
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.iter().position(|&w| w == field).expect(field);
+    words[at + 1..].iter().map(|w| w.to_string()).collect()
+}
+
+fn best_move(lines: &[String]) -> String {
+    let last = lines.last().expect("a bestmove line");
+    last.strip_prefix("bestmove ").expect("bestmove").to_owned()
+}
+
+/// On a clock, CTOR's search over whole turns spends the turn's whole
+/// budget on its first operation and plays the rest of the turn from that
+/// search at once: each later `go` answers the line's next operation with
+/// no search (`nodes 0`), until `end`. A position that leaves the plan, or
+/// a fixed move time, is searched again.
+#[test]
+fn ctor_on_a_clock_plays_the_rest_of_the_turn_from_its_first_search() {
+    let fen = "8/1o1o4/8/x7/8/o2x4/8/8 x 5 0/0/0/0 0";
+    let clock = "go p1time 6000 p2time 6000 p1inc 0 p2inc 0";
+    let mut d = Driver::new();
+    assert!(d.send("setoption name Game value ctor").is_empty());
+    d.send(&format!("position fen {fen}"));
+    let started = Instant::now();
+    let first = d.search(clock);
+    // The turn's plan: a thirtieth of the clock less the overhead, about
+    // 200 ms; an even share of six operations would be 33 ms.
+    assert!(started.elapsed() >= Duration::from_millis(120), "{first:?}");
+    assert!(last_info_field(&first, "nodes")[0] != "0");
+    let planned = last_info_field(&first, "pv");
+    assert_eq!(best_move(&first), planned[0]);
+    let end = planned
+        .iter()
+        .position(|m| m == "end")
+        .expect("the turn ends");
+    let mut played = vec![planned[0].clone()];
+    for step in 1..=end {
+        d.send(&format!("position fen {fen} moves {}", played.join(" ")));
+        let lines = d.search(clock);
+        assert_eq!(best_move(&lines), planned[step], "{lines:?}");
+        assert_eq!(last_info_field(&lines, "nodes")[0], "0", "{lines:?}");
+        assert_eq!(last_info_field(&lines, "pv"), planned[step..], "{lines:?}");
+        played.push(planned[step].clone());
+    }
+    // The opponent's turn is searched (the plan is spent).
+    d.send(&format!("position fen {fen} moves {}", played.join(" ")));
+    let answer = d.search(clock);
+    assert!(last_info_field(&answer, "nodes")[0] != "0", "{answer:?}");
+
+    // A fixed move time searches every operation.
+    d.send("uginewgame");
+    d.send(&format!("position fen {fen}"));
+    let first = d.search("go movetime 50");
+    let planned = last_info_field(&first, "pv");
+    d.send(&format!("position fen {fen} moves {}", planned[0]));
+    let second = d.search("go movetime 50");
+    assert!(last_info_field(&second, "nodes")[0] != "0", "{second:?}");
+
+    // Another first operation than the plan's: searched again.
+    d.send("uginewgame");
+    d.send(&format!("position fen {fen}"));
+    let first = d.search(clock);
+    let planned = best_move(&first);
+    d.send(&format!("position fen {fen}"));
+    let moves = d.answer("query moves");
+    let other = moves
+        .split_whitespace()
+        .find(|m| *m != planned && *m != "end")
+        .expect("another operation");
+    d.send(&format!("position fen {fen} moves {other}"));
+    let lines = d.search(clock);
+    assert!(last_info_field(&lines, "nodes")[0] != "0", "{lines:?}");
 }

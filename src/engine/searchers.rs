@@ -5,12 +5,14 @@
 
 use super::MAX_LISTED_MOVES;
 use super::options::{EngineOptions, HiddenChoice, PlayoutChoice, SearchChoice};
+use super::turn_plan::TurnPlan;
 use crate::game::{Game, GameState, Proven, SolveBudget, Solved};
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::determinized;
 use crate::search::mcts::{Mcts, MctsConfig, Playout};
+use crate::search::time::TurnShape;
 use crate::search::turns::TurnSearch;
-use crate::search::{Limits, Report, loss_in, win_in};
+use crate::search::{Limits, Report, SearchResult, loss_in, win_in};
 use crate::tuning::TurnTuning;
 
 /// What the engine found in a position.
@@ -74,6 +76,9 @@ pub enum Searchers<G: Game> {
     },
     /// MCTS with its tree.
     Mcts(Mcts<G>),
+    /// The search over whole turns, which keeps nothing between searches
+    /// but, on a clock, the rest of the turn it chose.
+    Turns(Option<TurnPlan<G>>),
 }
 
 impl<G: Game> Searchers<G> {
@@ -81,7 +86,7 @@ impl<G: Game> Searchers<G> {
     /// first move. An allocation the system refuses is an error naming the
     /// table the search keeps instead (see `Searchers::alphabeta`).
     pub fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
-        match chosen_search::<G>(options) {
+        match chosen_search::<G>(options, None) {
             // Nothing kept between moves: its memory is one search's.
             GenericSearch::Turns(_) => {}
             GenericSearch::AlphaBeta => {
@@ -125,13 +130,19 @@ impl<G: Game> Searchers<G> {
             last_pv.clone_from(&r.pv);
             report(r);
         };
+        if let Some(answer) = self.planned_move(state, limits, options, &mut keep) {
+            return Ok(answer);
+        }
         if let Some(answer) = self.think_hidden(state, limits, options, &mut keep)? {
             return Ok(answer);
         }
-        let result = match chosen_search::<G>(options) {
+        let result = match chosen_search(options, Some(&state.position)) {
             GenericSearch::Turns(tuning) => {
                 let network = options.network_for(&state.position);
-                TurnSearch::new(tuning, limits, network).search(state, &mut keep)
+                let (result, line) =
+                    TurnSearch::new(tuning, limits, network).search_with_line(state, &mut keep);
+                self.keep_plan(&state.position, &line, &result, limits);
+                result
             }
             GenericSearch::AlphaBeta => {
                 let search = self.alphabeta(options)?.0;
@@ -194,7 +205,7 @@ impl<G: Game> Searchers<G> {
             HiddenChoice::Sample => None,
         };
         let network = options.network_for(&state.position);
-        let turns = match chosen_search::<G>(options) {
+        let turns = match chosen_search(options, Some(&state.position)) {
             GenericSearch::Turns(tuning) => Some(tuning),
             _ => None,
         };
@@ -213,7 +224,12 @@ impl<G: Game> Searchers<G> {
                 };
                 let result = match turns {
                     Some(tuning) => {
-                        TurnSearch::new(tuning, limits, network).search(&plain, &mut show)
+                        let (result, line) = TurnSearch::new(tuning, limits, network)
+                            .search_with_line(&plain, &mut show);
+                        // The plan is checked against the real positions:
+                        // the searched copy models the hidden squares.
+                        self.keep_plan(&state.position, &line, &result, limits);
+                        result
                     }
                     None => {
                         let search = self.alphabeta(options)?.0;
@@ -331,8 +347,91 @@ impl<G: Game> Searchers<G> {
             Searchers::Idle => {}
             Searchers::AlphaBeta { search, .. } => search.clear(),
             Searchers::Mcts(mcts) => mcts.clear(),
+            Searchers::Turns(plan) => *plan = None,
         }
     }
+
+    /// The next move of the turn the last search chose, on a clock, when
+    /// the turn went as planned (see [`TurnPlan`]); the plan is dropped
+    /// when it does not fit.
+    fn planned_move(
+        &mut self,
+        state: &GameState<G>,
+        limits: &Limits,
+        options: &EngineOptions,
+        report: &mut dyn FnMut(&Report),
+    ) -> Option<Answer<G::Move>> {
+        let Searchers::Turns(plan) = self else {
+            return None;
+        };
+        let wanted = limits.adaptive && plans_whole_turns(&state.position, options);
+        let next = match plan.as_mut() {
+            Some(plan) if wanted => plan.next_move(&state.position, limits.elapsed()),
+            _ => None,
+        };
+        let Some((best, shown)) = next else {
+            *plan = None;
+            return None;
+        };
+        report(&shown);
+        Some(Answer {
+            best: Some(best),
+            score: shown.score,
+            depth: shown.depth,
+            nodes: 0,
+            pv: shown.pv,
+            solved: None,
+        })
+    }
+
+    /// Keeps the rest of the turn a search over whole turns chose from
+    /// `position`, when the game is on a clock (the turn's budget was
+    /// spent on this search; see [`turn_shape`]); otherwise forgets any.
+    fn keep_plan(
+        &mut self,
+        position: &G,
+        line: &[G::Move],
+        result: &SearchResult<G::Move>,
+        limits: &Limits,
+    ) {
+        let plan = (limits.adaptive && line.first().copied() == result.best)
+            .then(|| TurnPlan::new(position, line, result.score, result.depth))
+            .flatten();
+        match (plan, &mut *self) {
+            (Some(plan), _) => *self = Searchers::Turns(Some(plan)),
+            (None, Searchers::Turns(kept)) => *kept = None,
+            (None, _) => {}
+        }
+    }
+}
+
+/// The shape of the turn `go` thinks about in `position` under `options`,
+/// for the clock's plan: the search over whole turns chooses the whole turn
+/// at its first move and plays the rest from it, so that search gets the
+/// turn's whole budget.
+pub fn turn_shape<G: Game>(position: &G, options: &EngineOptions) -> TurnShape {
+    let shape = TurnShape::of(position);
+    if plans_whole_turns(position, options) {
+        shape.whole_turn()
+    } else {
+        shape
+    }
+}
+
+/// Whether the search `go` runs in `position` under `options` is the
+/// search over whole turns (not under `HiddenInfo sample`, which searches
+/// with alpha-beta when something is hidden).
+fn plans_whole_turns<G: Game>(position: &G, options: &EngineOptions) -> bool {
+    let sampled = options.hidden == HiddenChoice::Sample
+        && G::hidden().is_some_and(|hidden| {
+            hidden
+                .assume_nothing_hidden(position, position.side_to_move())
+                .is_some()
+        });
+    matches!(
+        chosen_search(options, Some(position)),
+        GenericSearch::Turns(_)
+    ) && !sampled
 }
 
 /// A generic search, for when no perfect-play oracle answers.
@@ -354,10 +453,15 @@ enum GenericSearch {
 /// and Mū Tōrere are answered by their oracles. (A per-game hook for a game
 /// where MCTS wins was removed: no game used it.)
 /// `Search turns` is the search over whole turns where the game's table
-/// has widths for it, else alpha-beta; so is `Search auto` (CTOR, 8×8, 100
-/// ms per operation: SPRT [0, 50] H1 against alpha-beta after 44 games,
-/// 31-13, +151 ± 105).
-fn chosen_search<G: Game>(options: &EngineOptions) -> GenericSearch {
+/// has widths for it, else alpha-beta. So is `Search auto` where a network
+/// evaluates `position` (CTOR 8×8 with one player a team, 100 ms per
+/// operation: SPRT [0, 50] H1 against alpha-beta after 44 games, 31-13,
+/// +151 ± 105); with the classic evaluation the turn search lost at 100 ms
+/// per operation (team 3, which no network knows: 2-98 in 100 games;
+/// 8×8 team 1 with `Eval classic`: 7-13), as it ranks unfinished turns by
+/// the evaluation alone, so `auto` keeps alpha-beta there. Without a position (memory made ahead of the first
+/// move), `auto` counts as alpha-beta.
+fn chosen_search<G: Game>(options: &EngineOptions, position: Option<&G>) -> GenericSearch {
     let turns = || match options.search_tuning::<G>().turns {
         Some(tuning) => GenericSearch::Turns(tuning),
         None => GenericSearch::AlphaBeta,
@@ -365,7 +469,11 @@ fn chosen_search<G: Game>(options: &EngineOptions) -> GenericSearch {
     match options.search {
         SearchChoice::AlphaBeta => GenericSearch::AlphaBeta,
         SearchChoice::Mcts => GenericSearch::Mcts,
-        SearchChoice::Auto | SearchChoice::Turns => turns(),
+        SearchChoice::Turns => turns(),
+        SearchChoice::Auto => match position {
+            Some(position) if options.network_for(position).is_some() => turns(),
+            _ => GenericSearch::AlphaBeta,
+        },
     }
 }
 

@@ -5,12 +5,12 @@
 use super::output::Output;
 use crate::engine::MAX_LISTED_MOVES;
 use crate::engine::options::EngineOptions;
-use crate::engine::searchers::Searchers;
+use crate::engine::searchers::{self, Searchers};
 use crate::game::{Game, GameOptions, GameState, OptionSpec, Outcome, Player};
 use crate::games::GameVisitor;
 use crate::search::Report;
 use crate::search::perft;
-use crate::search::time::{GoParams, TurnShape};
+use crate::search::time::GoParams;
 use crate::tuning::SearchTuning;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -255,7 +255,7 @@ impl<G: Game> Session for GameSession<G> {
     ) -> Result<JoinHandle<()>, String> {
         let state = self.state_to_search(&out);
         let mut limits = params.limits(
-            TurnShape::of(&state.position),
+            searchers::turn_shape(&state.position, options),
             options.move_overhead_ms,
             &options.search_tuning::<G>().time,
             Arc::clone(&signals.stop),

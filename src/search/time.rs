@@ -17,6 +17,9 @@
 //!   increment, which is earned after every move ([`crate::game::Game::moves_in_turn`]). An
 //!   even share, not one over the moves still left: that would give the
 //!   later moves ever more and the turn about 1.5 plans in all.
+//!   A search that chooses the whole turn at its first move (the search
+//!   over whole turns, which plays the turn's other moves from it) gets
+//!   the turn's whole plan instead, with the increments of all its moves.
 //! - a forced move (the only legal one) on a clock is answered at once.
 //! - only the other side's clock given: it is taken for both (better than
 //!   searching without limit); the protocol says so in an `info string`.
@@ -37,6 +40,11 @@ pub struct TurnShape {
     pub moves_in_turn: u32,
     /// Whether there is exactly one legal move.
     pub forced: bool,
+    /// Whether this move's search chooses the whole turn and the turn's
+    /// other moves are played from it without a search: the move then gets
+    /// the turn's whole plan (the clock's part and the increments of all
+    /// its moves) instead of an even share.
+    pub whole_turn: bool,
 }
 
 impl TurnShape {
@@ -46,6 +54,7 @@ impl TurnShape {
             side: position.side_to_move(),
             moves_in_turn: position.moves_in_turn().max(1),
             forced: position.count_moves() == 1,
+            whole_turn: false,
         }
     }
 
@@ -55,6 +64,16 @@ impl TurnShape {
             side,
             moves_in_turn: 1,
             forced: false,
+            whole_turn: false,
+        }
+    }
+
+    /// The same turn, its whole plan spent on this move (see
+    /// [`TurnShape::whole_turn`]).
+    pub fn whole_turn(self) -> TurnShape {
+        TurnShape {
+            whole_turn: true,
+            ..self
         }
     }
 }
@@ -197,6 +216,11 @@ impl GoParams {
         if let Some((clock, inc, _)) = self.clock_for(turn.side) {
             let (soft, hard) = if turn.forced {
                 (MIN_THINK_MS, MIN_THINK_MS)
+            } else if turn.whole_turn {
+                // The increments of the turn's later moves are earned at
+                // once after this one, as they are played from its search.
+                let incs = inc.saturating_mul(u64::from(turn.moves_in_turn.max(1)));
+                clock_budget(clock, incs, self.movestogo, overhead_ms, 1, plan)
             } else {
                 let share = u64::from(turn.moves_in_turn.max(1));
                 clock_budget(clock, inc, self.movestogo, overhead_ms, share, plan)
@@ -386,6 +410,27 @@ mod tests {
         };
         assert_eq!(one, Some(1_000));
         assert_eq!(soft_ms(&params, turn), Some(200));
+    }
+
+    #[test]
+    fn a_search_of_the_whole_turn_gets_its_whole_plan() {
+        let params = GoParams {
+            time: [Some(30_000), Some(30_000)],
+            inc: [Some(100), Some(100)],
+            ..GoParams::default()
+        };
+        let turn = TurnShape {
+            moves_in_turn: 5,
+            ..TurnShape::single(Player::X)
+        };
+        // Half of each increment is spent (the default plan).
+        assert_eq!(soft_ms(&params, turn), Some(200 + 50));
+        assert_eq!(soft_ms(&params, turn.whole_turn()), Some(1_000 + 5 * 50));
+        let forced = TurnShape {
+            forced: true,
+            ..turn.whole_turn()
+        };
+        assert_eq!(soft_ms(&params, forced), Some(MIN_THINK_MS as u128));
     }
 
     #[test]

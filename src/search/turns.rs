@@ -109,10 +109,22 @@ impl<'a, G: Game> TurnSearch<'a, G> {
     /// Searches `state` until the limits say stop, calling `report` after
     /// each completed iteration. Returns a legal move whenever one exists.
     pub fn search(
-        mut self,
+        self,
         state: &GameState<G>,
         report: &mut dyn FnMut(&Report),
     ) -> SearchResult<G::Move> {
+        self.search_with_line(state, report).0
+    }
+
+    /// [`TurnSearch::search`], with the best line found (the moves of the
+    /// last completed iteration's line, the turn to play first: empty when
+    /// no iteration completed), so that the rest of the turn can be played
+    /// from it.
+    pub fn search_with_line(
+        mut self,
+        state: &GameState<G>,
+        report: &mut dyn FnMut(&Report),
+    ) -> (SearchResult<G::Move>, Vec<G::Move>) {
         let root = &state.position;
         let mut result = SearchResult {
             best: state.legal_moves().first().copied(),
@@ -120,8 +132,9 @@ impl<'a, G: Game> TurnSearch<'a, G> {
             nodes: 0,
             depth: 0,
         };
+        let mut best_line = Vec::new();
         if result.best.is_none() || root.outcome().is_some() {
-            return result;
+            return (result, best_line);
         }
         let max_depth = self.limits.depth.unwrap_or(MAX_TURNS).clamp(1, MAX_TURNS);
         for depth in 1..=max_depth {
@@ -144,12 +157,13 @@ impl<'a, G: Game> TurnSearch<'a, G> {
                 elapsed: self.limits.elapsed(),
                 pv: super::line_text(root, &line),
             });
+            best_line = line;
             if self.aborted || super::is_proven(score) {
                 break;
             }
         }
         result.nodes = self.nodes;
-        result
+        (result, best_line)
     }
 
     /// The value of `position` for its side to move, searched `depth`
