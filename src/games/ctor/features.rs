@@ -77,30 +77,69 @@ const LEVELS_REACHED: [u8; 101] = {
     table
 };
 
-/// The neighbour count of square `sq` from bit planes (bit `i` of the
-/// count in plane `i`).
-#[inline]
-fn count_at(planes: &[u128; 4], sq: u32) -> usize {
-    planes
-        .iter()
-        .enumerate()
-        .map(|(bit, plane)| (((plane >> sq) & 1) as usize) << bit)
-        .sum()
+/// The squares of `full` whose neighbour count is `k`, for every `k` from
+/// 0 to 8, from bit planes (bit `i` of the count in plane `i`).
+#[inline(always)]
+fn squares_by_count(planes: &[u128; 4], full: u128) -> [u128; 9] {
+    let mut by_count = [0u128; 9];
+    for (k, squares) in by_count.iter_mut().enumerate() {
+        *squares = planes.iter().enumerate().fold(full, |acc, (bit, &plane)| {
+            acc & if k >> bit & 1 == 1 { plane } else { !plane }
+        });
+    }
+    by_count
 }
 
 impl Ctor {
     /// Pushes the active network inputs (see the module doc).
     pub(super) fn push_network_inputs(&self, active: &mut Vec<u16>) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("popcnt") {
+                // SAFETY: the CPU supports popcnt, as checked just above.
+                return unsafe { self.push_network_inputs_popcnt(active) };
+            }
+        }
+        self.push_network_inputs_portable(active)
+    }
+
+    /// [`Self::push_network_inputs`] compiled with the `popcnt`
+    /// instruction (the counts of the square states are 128-bit popcounts).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn push_network_inputs_popcnt(&self, active: &mut Vec<u16>) {
+        self.push_network_inputs_portable(active)
+    }
+
+    /// The squares in each state are counted by sets, not square by
+    /// square: the squares with each neighbour count of each side, crossed
+    /// with the occupants (a loop over the squares reading each count out
+    /// of the bit planes took five times as long, half of the turn
+    /// search's time).
+    #[inline(always)]
+    fn push_network_inputs_portable(&self, active: &mut Vec<u16>) {
         let g = self.geometry();
         let us = self.chips[self.side.index()];
         let them = self.chips[self.side.other().index()];
-        let ours = g.neighbour_counts(us);
-        let theirs = g.neighbour_counts(them);
+        let ours = squares_by_count(&g.neighbour_counts(us), g.full);
+        let theirs = squares_by_count(&g.neighbour_counts(them), g.full);
+        let occupants = [g.full & !(us | them), us, them];
         let mut squares_in_state = [0u8; STATES];
-        for sq in 0..g.n * g.n {
-            let pair = PAIR_INDEX[count_at(&ours, sq) * 9 + count_at(&theirs, sq)] as usize;
-            let occupant = ((us >> sq) & 1) as usize + 2 * ((them >> sq) & 1) as usize;
-            squares_in_state[occupant * NEIGHBOUR_PAIRS + pair] += 1;
+        for (a, &with_ours) in ours.iter().enumerate() {
+            if with_ours == 0 {
+                continue;
+            }
+            for (b, &with_theirs) in theirs.iter().enumerate().take(9 - a) {
+                let both = with_ours & with_theirs;
+                if both == 0 {
+                    continue;
+                }
+                let pair = PAIR_INDEX[a * 9 + b] as usize;
+                for (occupant, &held) in occupants.iter().enumerate() {
+                    squares_in_state[occupant * NEIGHBOUR_PAIRS + pair] =
+                        (both & held).count_ones() as u8;
+                }
+            }
         }
         for (state, &count) in squares_in_state.iter().enumerate() {
             let first = state * LEVELS.len();
