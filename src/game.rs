@@ -565,6 +565,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         SearchTuning::DEFAULT
     }
 
+    /// Whether `Search auto` searches whole turns in this position, where
+    /// [`SearchTuning::turns`] has widths for that search: the variants
+    /// where it was measured to beat alpha-beta. Every position by default.
+    fn auto_searches_turns(&self) -> bool {
+        true
+    }
+
     /// Whether MCTS playouts use [`Game::playout_move`] (`Playout auto`);
     /// `false` plays uniformly random playouts.
     fn policy_playouts() -> bool {

@@ -1191,3 +1191,30 @@ fn ctor_on_a_clock_plays_the_rest_of_the_turn_from_its_first_search() {
     let lines = d.search(clock);
     assert!(last_info_field(&lines, "nodes")[0] != "0", "{lines:?}");
 }
+
+/// `Search auto` in CTOR searches whole turns with one player a team (its
+/// line at `go depth 1` is a whole turn, through `end`) and plays
+/// alpha-beta with teams of 3, where the turn search lost (two operations
+/// at `go depth 2`, one a ply).
+#[test]
+fn ctor_auto_searches_whole_turns_only_where_that_played_better() {
+    let fen = "8/1o1o4/8/x7/8/o2x4/8/8 x 5 0/0/0/0 0";
+    for (team, go, whole_turn) in [("1", "go depth 1", true), ("3", "go depth 2", false)] {
+        let mut d = Driver::new();
+        assert!(d.send("setoption name Game value ctor").is_empty());
+        assert!(
+            d.send(&format!("setoption name Team value {team}"))
+                .is_empty()
+        );
+        d.send(&format!("position fen {fen}"));
+        let pv = last_info_field(&d.search(go), "pv");
+        if whole_turn {
+            assert!(
+                pv.len() > 2 && pv.last().is_some_and(|m| m == "end"),
+                "{pv:?}"
+            );
+        } else {
+            assert!(pv.len() <= 2, "{pv:?}");
+        }
+    }
+}

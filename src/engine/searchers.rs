@@ -453,14 +453,10 @@ enum GenericSearch {
 /// and Mū Tōrere are answered by their oracles. (A per-game hook for a game
 /// where MCTS wins was removed: no game used it.)
 /// `Search turns` is the search over whole turns where the game's table
-/// has widths for it, else alpha-beta. So is `Search auto` where a network
-/// evaluates `position` (CTOR 8×8 with one player a team, 100 ms per
-/// operation: SPRT [0, 50] H1 against alpha-beta after 44 games, 31-13,
-/// +151 ± 105); with the classic evaluation the turn search lost at 100 ms
-/// per operation (team 3, which no network knows: 2-98 in 100 games;
-/// 8×8 team 1 with `Eval classic`: 7-13), as it ranks unfinished turns by
-/// the evaluation alone, so `auto` keeps alpha-beta there. Without a position (memory made ahead of the first
-/// move), `auto` counts as alpha-beta.
+/// has widths for it, else alpha-beta. So is `Search auto` where the game
+/// says the turn search plays better ([`Game::auto_searches_turns`]: CTOR
+/// with one player a team). Without a position (memory made ahead of the
+/// first move), `auto` counts as alpha-beta.
 fn chosen_search<G: Game>(options: &EngineOptions, position: Option<&G>) -> GenericSearch {
     let turns = || match options.search_tuning::<G>().turns {
         Some(tuning) => GenericSearch::Turns(tuning),
@@ -471,7 +467,7 @@ fn chosen_search<G: Game>(options: &EngineOptions, position: Option<&G>) -> Gene
         SearchChoice::Mcts => GenericSearch::Mcts,
         SearchChoice::Turns => turns(),
         SearchChoice::Auto => match position {
-            Some(position) if options.network_for(position).is_some() => turns(),
+            Some(position) if position.auto_searches_turns() => turns(),
             _ => GenericSearch::AlphaBeta,
         },
     }
