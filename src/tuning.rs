@@ -167,6 +167,12 @@ pub struct TurnTuning {
     pub beam: u32,
     /// See `width`.
     pub expand: u32,
+    /// 1: on a clock, the search at a turn's first operation chooses the
+    /// whole turn with the turn's whole time, and the turn's other
+    /// operations are played from its line without a search
+    /// (`engine::turn_plan`); 0: every operation is searched with an even
+    /// share of the turn's time. 0 until a match says otherwise.
+    pub plan_on_clock: u32,
 }
 
 impl TurnTuning {
@@ -183,6 +189,7 @@ impl TurnTuning {
         width: 6,
         beam: 8,
         expand: 30,
+        plan_on_clock: 0,
     };
 }
 
@@ -466,6 +473,7 @@ pub static TUNABLES: &[Tunable] = &[
     technique!("turn_width", 1..=64, step 1, turns.width as u32),
     technique!("turn_beam", 1..=256, step 1, turns.beam as u32),
     technique!("turn_expand", 1..=100000, step 5, turns.expand as u32),
+    technique!("turn_plan", 0..=1, step 1, turns.plan_on_clock as u32),
 ];
 
 impl SearchTuning {

@@ -1129,17 +1129,27 @@ fn best_move(lines: &[String]) -> String {
     last.strip_prefix("bestmove ").expect("bestmove").to_owned()
 }
 
-/// On a clock, CTOR's search over whole turns spends the turn's whole
-/// budget on its first operation and plays the rest of the turn from that
-/// search at once: each later `go` answers the line's next operation with
-/// no search (`nodes 0`), until `end`. A position that leaves the plan, or
-/// a fixed move time, is searched again.
+/// With `Tune.turn_plan 1`, on a clock, CTOR's search over whole turns
+/// spends the turn's whole budget on its first operation and plays the
+/// rest of the turn from that search at once: each later `go` answers the
+/// line's next operation with no search (`nodes 0`), until `end`. A
+/// position that leaves the plan, or a fixed move time, is searched again;
+/// so is every operation by default.
 #[test]
 fn ctor_on_a_clock_plays_the_rest_of_the_turn_from_its_first_search() {
     let fen = "8/1o1o4/8/x7/8/o2x4/8/8 x 5 0/0/0/0 0";
     let clock = "go p1time 6000 p2time 6000 p1inc 0 p2inc 0";
     let mut d = Driver::new();
     assert!(d.send("setoption name Game value ctor").is_empty());
+    d.send(&format!("position fen {fen}"));
+    let first = d.search(clock);
+    let planned = last_info_field(&first, "pv");
+    d.send(&format!("position fen {fen} moves {}", planned[0]));
+    let second = d.search(clock);
+    assert!(last_info_field(&second, "nodes")[0] != "0", "{second:?}");
+
+    assert!(d.send("setoption name Tune.turn_plan value 1").is_empty());
+    d.send("uginewgame");
     d.send(&format!("position fen {fen}"));
     let started = Instant::now();
     let first = d.search(clock);

@@ -18,6 +18,7 @@ const EXHAUSTIVE: TurnTuning = TurnTuning {
     width: 100_000,
     beam: 100_000,
     expand: 100_000,
+    plan_on_clock: 0,
 };
 
 /// The result of `position` for its side to move by plain minimax over

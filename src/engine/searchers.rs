@@ -141,7 +141,7 @@ impl<G: Game> Searchers<G> {
                 let network = options.network_for(&state.position);
                 let (result, line) =
                     TurnSearch::new(tuning, limits, network).search_with_line(state, &mut keep);
-                self.keep_plan(&state.position, &line, &result, limits);
+                self.keep_plan(&state.position, &line, &result, limits, options);
                 result
             }
             GenericSearch::AlphaBeta => {
@@ -228,7 +228,7 @@ impl<G: Game> Searchers<G> {
                             .search_with_line(&plain, &mut show);
                         // The plan is checked against the real positions:
                         // the searched copy models the hidden squares.
-                        self.keep_plan(&state.position, &line, &result, limits);
+                        self.keep_plan(&state.position, &line, &result, limits, options);
                         result
                     }
                     None => {
@@ -385,16 +385,19 @@ impl<G: Game> Searchers<G> {
     }
 
     /// Keeps the rest of the turn a search over whole turns chose from
-    /// `position`, when the game is on a clock (the turn's budget was
-    /// spent on this search; see [`turn_shape`]); otherwise forgets any.
+    /// `position`, when the game is on a clock and `Tune.turn_plan` is on
+    /// (the turn's budget was spent on this search; see [`turn_shape`]);
+    /// otherwise forgets any.
     fn keep_plan(
         &mut self,
         position: &G,
         line: &[G::Move],
         result: &SearchResult<G::Move>,
         limits: &Limits,
+        options: &EngineOptions,
     ) {
-        let plan = (limits.adaptive && line.first().copied() == result.best)
+        let wanted = limits.adaptive && plans_whole_turns(position, options);
+        let plan = (wanted && line.first().copied() == result.best)
             .then(|| TurnPlan::new(position, line, result.score, result.depth))
             .flatten();
         match (plan, &mut *self) {
@@ -419,8 +422,8 @@ pub fn turn_shape<G: Game>(position: &G, options: &EngineOptions) -> TurnShape {
 }
 
 /// Whether the search `go` runs in `position` under `options` is the
-/// search over whole turns (not under `HiddenInfo sample`, which searches
-/// with alpha-beta when something is hidden).
+/// search over whole turns with `Tune.turn_plan` on (and not `HiddenInfo
+/// sample`, which searches with alpha-beta when something is hidden).
 fn plans_whole_turns<G: Game>(position: &G, options: &EngineOptions) -> bool {
     let sampled = options.hidden == HiddenChoice::Sample
         && G::hidden().is_some_and(|hidden| {
@@ -428,10 +431,11 @@ fn plans_whole_turns<G: Game>(position: &G, options: &EngineOptions) -> bool {
                 .assume_nothing_hidden(position, position.side_to_move())
                 .is_some()
         });
-    matches!(
+    let planned = matches!(
         chosen_search(options, Some(position)),
-        GenericSearch::Turns(_)
-    ) && !sampled
+        GenericSearch::Turns(tuning) if tuning.plan_on_clock == 1
+    );
+    planned && !sampled
 }
 
 /// A generic search, for when no perfect-play oracle answers.
