@@ -565,6 +565,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         SearchTuning::DEFAULT
     }
 
+    /// Whether no move of the side to move's turn has been made yet (in a
+    /// game of several moves a turn, the turn is at its first). Every
+    /// position by default.
+    fn starts_turn(&self) -> bool {
+        true
+    }
+
     /// Whether `Search auto` searches whole turns in this position, where
     /// [`SearchTuning::turns`] has widths for that search: the variants
     /// where it was measured to beat alpha-beta. Every position by default.

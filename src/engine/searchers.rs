@@ -82,11 +82,12 @@ pub enum Searchers<G: Game> {
 }
 
 impl<G: Game> Searchers<G> {
-    /// Allocates the memory of the search `options` choose, ahead of the
-    /// first move. An allocation the system refuses is an error naming the
-    /// table the search keeps instead (see `Searchers::alphabeta`).
-    pub fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
-        match chosen_search::<G>(options, None) {
+    /// Allocates the memory of the search `options` choose in `position`,
+    /// ahead of the first move. An allocation the system refuses is an
+    /// error naming the table the search keeps instead (see
+    /// `Searchers::alphabeta`).
+    pub fn prepare(&mut self, options: &EngineOptions, position: &G) -> Result<(), String> {
+        match chosen_search(options, position) {
             // Nothing kept between moves: its memory is one search's.
             GenericSearch::Turns(_) => {}
             GenericSearch::AlphaBeta => {
@@ -136,7 +137,7 @@ impl<G: Game> Searchers<G> {
         if let Some(answer) = self.think_hidden(state, limits, options, &mut keep)? {
             return Ok(answer);
         }
-        let result = match chosen_search(options, Some(&state.position)) {
+        let result = match chosen_search(options, &state.position) {
             GenericSearch::Turns(tuning) => {
                 let network = options.network_for(&state.position);
                 let (result, line) =
@@ -205,7 +206,7 @@ impl<G: Game> Searchers<G> {
             HiddenChoice::Sample => None,
         };
         let network = options.network_for(&state.position);
-        let turns = match chosen_search(options, Some(&state.position)) {
+        let turns = match chosen_search(options, &state.position) {
             GenericSearch::Turns(tuning) => Some(tuning),
             _ => None,
         };
@@ -364,9 +365,11 @@ impl<G: Game> Searchers<G> {
         let Searchers::Turns(plan) = self else {
             return None;
         };
-        let wanted = limits.adaptive && plans_whole_turns(&state.position, options);
+        let tuning = planning_tuning(&state.position, options).filter(|_| limits.adaptive);
         let next = match plan.as_mut() {
-            Some(plan) if wanted => plan.next_move(&state.position, limits.elapsed()),
+            Some(plan) if tuning == Some(plan.tuning()) => {
+                plan.next_move(&state.position, limits.elapsed())
+            }
             _ => None,
         };
         let Some((best, shown)) = next else {
@@ -396,10 +399,10 @@ impl<G: Game> Searchers<G> {
         limits: &Limits,
         options: &EngineOptions,
     ) {
-        let wanted = limits.adaptive && plans_whole_turns(position, options);
-        let plan = (wanted && line.first().copied() == result.best)
-            .then(|| TurnPlan::new(position, line, result.score, result.depth))
-            .flatten();
+        let tuning = planning_tuning(position, options).filter(|_| limits.adaptive);
+        let plan = tuning
+            .filter(|_| line.first().copied() == result.best)
+            .and_then(|tuning| TurnPlan::new(position, line, result.score, result.depth, tuning));
         match (plan, &mut *self) {
             (Some(plan), _) => *self = Searchers::Turns(Some(plan)),
             (None, Searchers::Turns(kept)) => *kept = None,
@@ -414,28 +417,28 @@ impl<G: Game> Searchers<G> {
 /// turn's whole budget.
 pub fn turn_shape<G: Game>(position: &G, options: &EngineOptions) -> TurnShape {
     let shape = TurnShape::of(position);
-    if plans_whole_turns(position, options) {
+    if planning_tuning(position, options).is_some() && position.starts_turn() {
         shape.whole_turn()
     } else {
         shape
     }
 }
 
-/// Whether the search `go` runs in `position` under `options` is the
-/// search over whole turns with `Tune.turn_plan` on (and not `HiddenInfo
-/// sample`, which searches with alpha-beta when something is hidden).
-fn plans_whole_turns<G: Game>(position: &G, options: &EngineOptions) -> bool {
+/// The widths of the search over whole turns `go` runs in `position`
+/// under `options`, when it plans whole turns (`Tune.turn_plan` on, and not
+/// `HiddenInfo sample`, which searches with alpha-beta when something is
+/// hidden). A plan is followed only under the same widths.
+fn planning_tuning<G: Game>(position: &G, options: &EngineOptions) -> Option<TurnTuning> {
     let sampled = options.hidden == HiddenChoice::Sample
         && G::hidden().is_some_and(|hidden| {
             hidden
                 .assume_nothing_hidden(position, position.side_to_move())
                 .is_some()
         });
-    let planned = matches!(
-        chosen_search(options, Some(position)),
-        GenericSearch::Turns(tuning) if tuning.plan_on_clock == 1
-    );
-    planned && !sampled
+    match chosen_search(options, position) {
+        GenericSearch::Turns(tuning) if tuning.plan_on_clock == 1 && !sampled => Some(tuning),
+        _ => None,
+    }
 }
 
 /// A generic search, for when no perfect-play oracle answers.
@@ -459,9 +462,8 @@ enum GenericSearch {
 /// `Search turns` is the search over whole turns where the game's table
 /// has widths for it, else alpha-beta. So is `Search auto` where the game
 /// says the turn search plays better ([`Game::auto_searches_turns`]: CTOR
-/// with one player a team). Without a position (memory made ahead of the
-/// first move), `auto` counts as alpha-beta.
-fn chosen_search<G: Game>(options: &EngineOptions, position: Option<&G>) -> GenericSearch {
+/// with one player a team).
+fn chosen_search<G: Game>(options: &EngineOptions, position: &G) -> GenericSearch {
     let turns = || match options.search_tuning::<G>().turns {
         Some(tuning) => GenericSearch::Turns(tuning),
         None => GenericSearch::AlphaBeta,
@@ -470,10 +472,8 @@ fn chosen_search<G: Game>(options: &EngineOptions, position: Option<&G>) -> Gene
         SearchChoice::AlphaBeta => GenericSearch::AlphaBeta,
         SearchChoice::Mcts => GenericSearch::Mcts,
         SearchChoice::Turns => turns(),
-        SearchChoice::Auto => match position {
-            Some(position) if position.auto_searches_turns() => turns(),
-            _ => GenericSearch::AlphaBeta,
-        },
+        SearchChoice::Auto if position.auto_searches_turns() => turns(),
+        SearchChoice::Auto => GenericSearch::AlphaBeta,
     }
 }
 

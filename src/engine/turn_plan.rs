@@ -3,11 +3,13 @@
 //! The search over whole turns (CTOR) chooses a whole turn when it is asked
 //! for the turn's first operation. On a clock, that search gets the turn's
 //! whole budget, and the operations after it are read from its line at
-//! once instead of being searched again, each with a fifth of the time:
-//! one deep search of the turn rather than several shallow ones.
+//! once instead of being searched again with a share of the time each:
+//! one deep search of the turn rather than several shallow ones
+//! (`Tune.turn_plan`; off by default, see `TurnTuning::plan_on_clock`).
 
 use crate::game::Game;
 use crate::search::{Report, line_text};
+use crate::tuning::TurnTuning;
 use std::time::Duration;
 
 /// The moves still to play of the turn a search chose, each checked
@@ -23,14 +25,23 @@ pub struct TurnPlan<G: Game> {
     next: usize,
     score: i32,
     depth: u32,
+    /// The widths of the search that made it: followed only under them.
+    tuning: TurnTuning,
 }
 
 impl<G: Game> TurnPlan<G> {
     /// The plan of `line`, searched from `position` to `depth` with
-    /// `score`: the moves of the side to move's turn that follow the first
-    /// one (which is played now). `None` when the turn has no move after
-    /// the first, or the line leaves the side's turn at once.
-    pub fn new(position: &G, line: &[G::Move], score: i32, depth: u32) -> Option<TurnPlan<G>> {
+    /// `score` under `tuning`: the moves of the side to move's turn that
+    /// follow the first one (which is played now). `None` when the turn
+    /// has no move after the first, or the line leaves the side's turn at
+    /// once.
+    pub fn new(
+        position: &G,
+        line: &[G::Move],
+        score: i32,
+        depth: u32,
+        tuning: TurnTuning,
+    ) -> Option<TurnPlan<G>> {
         let side = position.side_to_move();
         let mut at = position.clone();
         let mut before = Vec::new();
@@ -47,7 +58,13 @@ impl<G: Game> TurnPlan<G> {
             next: 1,
             score,
             depth,
+            tuning,
         })
+    }
+
+    /// The widths of the search that made the plan.
+    pub fn tuning(&self) -> TurnTuning {
+        self.tuning
     }
 
     /// The planned move from `position` if it is the position the plan

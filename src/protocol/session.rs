@@ -160,6 +160,9 @@ impl<G: Game> Session for GameSession<G> {
         options.set(name, value)?;
         self.options = options;
         self.state = GameState::new(G::start(&self.options));
+        // Another board or team: what the search remembers (its table, a
+        // plan of a turn) was learned in another game.
+        lock(&self.searchers).clear();
         Ok(())
     }
 
@@ -172,7 +175,7 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn prepare(&mut self, options: &EngineOptions) -> Result<(), String> {
-        lock(&self.searchers).prepare(options)
+        lock(&self.searchers).prepare(options, &self.state.position)
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {

@@ -218,9 +218,13 @@ impl GoParams {
                 (MIN_THINK_MS, MIN_THINK_MS)
             } else if turn.whole_turn {
                 // The increments of the turn's later moves are earned at
-                // once after this one, as they are played from its search.
+                // once after this one, as they are played from its search:
+                // the plan counts them, the hard limit (which bounds what a
+                // search may take of the clock) only the one on it now.
                 let incs = inc.saturating_mul(u64::from(turn.moves_in_turn.max(1)));
-                clock_budget(clock, incs, self.movestogo, overhead_ms, 1, plan)
+                let (soft, _) = clock_budget(clock, incs, self.movestogo, overhead_ms, 1, plan);
+                let (_, hard) = clock_budget(clock, inc, self.movestogo, overhead_ms, 1, plan);
+                (soft, hard.max(soft))
             } else {
                 let share = u64::from(turn.moves_in_turn.max(1));
                 clock_budget(clock, inc, self.movestogo, overhead_ms, share, plan)

@@ -117,9 +117,9 @@ impl<'a, G: Game> TurnSearch<'a, G> {
     }
 
     /// [`TurnSearch::search`], with the best line found (the moves of the
-    /// last completed iteration's line, the turn to play first: empty when
-    /// no iteration completed), so that the rest of the turn can be played
-    /// from it.
+    /// last iteration reported, the turn to play first; a first iteration
+    /// cut short is reported too), so that the rest of the turn can be
+    /// played from it.
     pub fn search_with_line(
         mut self,
         state: &GameState<G>,

@@ -975,6 +975,11 @@ impl Game for Ctor {
         mv == CtorMove::End
     }
 
+    /// No operation made yet in this turn (a due substitution is not one).
+    fn starts_turn(&self) -> bool {
+        self.turn_is_fresh()
+    }
+
     /// Every hint as [`Game::move_hint`] gives it (the evaluation after the
     /// move), but a landing's from its parts: the value of its `to` as a
     /// placement plus the value of taking off each of its two chips, each
