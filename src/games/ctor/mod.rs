@@ -960,7 +960,8 @@ impl Game for Ctor {
 
     /// One player a team, on both boards: there the search over whole
     /// turns beat alpha-beta at 100 ms per operation (8×8 with the network:
-    /// SPRT H1, +151 ± 105; 10×10, classic evaluation: 25-5 in 30 games).
+    /// SPRT H1, +151 ± 105; 10×10, classic evaluation: 68-32 in 100 games,
+    /// +131 ± 74).
     /// With more players a team it lost: 2-98 in 100 games with 3 (1-7 in
     /// 8 with beams three times as wide), 0-10 with 2. Those turns have no
     /// landing but three or two movements, which alpha-beta finds
