@@ -429,16 +429,19 @@ pub fn turn_shape<G: Game>(position: &G, options: &EngineOptions) -> TurnShape {
 /// `HiddenInfo sample`, which searches with alpha-beta when something is
 /// hidden). A plan is followed only under the same widths.
 fn planning_tuning<G: Game>(position: &G, options: &EngineOptions) -> Option<TurnTuning> {
-    let sampled = options.hidden == HiddenChoice::Sample
-        && G::hidden().is_some_and(|hidden| {
-            hidden
-                .assume_nothing_hidden(position, position.side_to_move())
-                .is_some()
-        });
-    match chosen_search(options, position) {
-        GenericSearch::Turns(tuning) if tuning.plan_on_clock == 1 && !sampled => Some(tuning),
-        _ => None,
-    }
+    let GenericSearch::Turns(tuning) = chosen_search(options, position) else {
+        return None;
+    };
+    // Only then the sampling check, which copies the position.
+    let sampled = || {
+        options.hidden == HiddenChoice::Sample
+            && G::hidden().is_some_and(|hidden| {
+                hidden
+                    .assume_nothing_hidden(position, position.side_to_move())
+                    .is_some()
+            })
+    };
+    (tuning.plan_on_clock == 1 && !sampled()).then_some(tuning)
 }
 
 /// A generic search, for when no perfect-play oracle answers.

@@ -19,7 +19,8 @@
 //!   later moves ever more and the turn about 1.5 plans in all.
 //!   A search that chooses the whole turn at its first move (the search
 //!   over whole turns, which plays the turn's other moves from it) gets
-//!   the turn's whole plan instead, with the increments of all its moves.
+//!   the turn's whole plan instead, with the increment share of each of
+//!   its moves; its hard limit counts only the increment on the clock.
 //! - a forced move (the only legal one) on a clock is answered at once.
 //! - only the other side's clock given: it is taken for both (better than
 //!   searching without limit); the protocol says so in an `info string`.
@@ -42,8 +43,8 @@ pub struct TurnShape {
     pub forced: bool,
     /// Whether this move's search chooses the whole turn and the turn's
     /// other moves are played from it without a search: the move then gets
-    /// the turn's whole plan (the clock's part and the increments of all
-    /// its moves) instead of an even share.
+    /// the turn's whole plan (the clock's part and the increment share of
+    /// each of its moves) instead of an even share.
     pub whole_turn: bool,
 }
 
@@ -430,6 +431,15 @@ mod tests {
         // Half of each increment is spent (the default plan).
         assert_eq!(soft_ms(&params, turn), Some(200 + 50));
         assert_eq!(soft_ms(&params, turn.whole_turn()), Some(1_000 + 5 * 50));
+        // Increments not yet on the clock never raise the hard limit.
+        let hard_ms = |turn: TurnShape| {
+            let limits = params.limits(turn, 0, &TimeTuning::DEFAULT, Arc::default());
+            limits.hard_deadline.map(|d| (d - limits.start).as_millis())
+        };
+        assert_eq!(
+            hard_ms(turn.whole_turn()),
+            hard_ms(TurnShape::single(Player::X))
+        );
         let forced = TurnShape {
             forced: true,
             ..turn.whole_turn()
